@@ -1,0 +1,28 @@
+//! The generator: the one table (`table.rs`) expanded into the files listed by [`outputs`].
+//! build.rs calls it on every build and rewrites a file only when its text changed; the
+//! generated files are committed, and CI fails if a build changes them (they were stale).
+
+pub mod emit;
+pub mod table;
+
+/// Every generated file: (path relative to the crate root, contents).
+pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
+    let vendor = format!("rocSHMEM-rs_v{}.{}.{}_IPC", version.0, version.1, version.2);
+    vec![
+        ("src/api/generated/consts.rs", emit::rust_consts(version, &vendor)),
+        ("src/api/generated/rma.rs", emit::rust_module(&["RMA"], "rma")),
+        ("src/api/generated/amo.rs", emit::rust_module(&["AMO"], "p2p")),
+        ("src/api/generated/p2p_sync.rs", emit::rust_module(&["P2P_SYNC"], "p2p")),
+        ("src/api/generated/coll.rs", emit::rust_module(&["COLL", "COLL-legacy"], "coll")),
+        ("include/rocshmem/rocshmem_constants.hpp", emit::cxx_consts()),
+        ("include/rocshmem/rocshmem_config.h", emit::config_h(version, &vendor)),
+        ("include/rocshmem/rocshmem_HOST.hpp", emit::host_core_header()),
+        ("include/rocshmem/rocshmem_RMA.hpp", emit::cxx_header("rocshmem_RMA.hpp", "ROCSHMEM_RMA_HPP", "Typed RMA: put, get, p, g and their non-blocking forms.")),
+        ("include/rocshmem/rocshmem_AMO.hpp", emit::cxx_header("rocshmem_AMO.hpp", "ROCSHMEM_AMO_HPP", "Typed atomic memory operations.")),
+        ("include/rocshmem/rocshmem_P2P_SYNC.hpp", emit::cxx_header("rocshmem_P2P_SYNC.hpp", "ROCSHMEM_P2P_SYNC_HPP", "Point-to-point synchronisation: wait_until and test.")),
+        ("include/rocshmem/rocshmem_COLL.hpp", emit::cxx_header("rocshmem_COLL.hpp", "ROCSHMEM_COLL_HPP", "Collectives: broadcast, reductions, reduce-scatter, legacy to_all.")),
+        ("include/rocshmem/rocshmem_SIG_OP.hpp", emit::cxx_header("rocshmem_SIG_OP.hpp", "ROCSHMEM_SIG_OP_HPP", "Put-with-signal and signal operations: device-side only upstream; declared with the device library.")),
+        ("include/rocshmem/rocshmem_RMA_X.hpp", emit::cxx_header("rocshmem_RMA_X.hpp", "ROCSHMEM_RMA_X_HPP", "Wave and work-group RMA: device-side only upstream; declared with the device library.")),
+        ("src/cxx/gen_shim.cpp", emit::shim()),
+    ]
+}

@@ -1,0 +1,122 @@
+//! The helpers every typed collective name calls.
+
+use super::*;
+use crate::coll::Group;
+use crate::scalar::Scalar;
+use crate::sync::PeSet;
+use std::ffi::{c_int, c_long};
+
+fn team_group(rt: &Runtime, ctx: rocshmem_ctx_t, team: rocshmem_team_t) -> Result<Group> {
+    ctx_team(rt, Some(ctx))?; // the context must be valid too
+    let t = team_of(rt, team)?;
+    Ok(Group { set: t.set, slot: t.slot, my_idx: t.my_idx })
+}
+
+fn active_set(rt: &Runtime, start: c_int, log_stride: c_int, size: c_int) -> Result<Group> {
+    let set = PeSet::active_set(start, log_stride, size, rt.n_pes())?;
+    let my_idx = set
+        .index_of(rt.my_pe())
+        .ok_or_else(|| Error::invalid(format!("PE {} is not in the active set {start}/{log_stride}/{size}", rt.my_pe())))?;
+    Ok(Group { set, slot: rt.teams.active_set_slot, my_idx })
+}
+
+/// Team broadcast (OpenSHMEM 1.5 semantics: `dest` on every member, root included).
+pub(crate) fn broadcast<T>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    team: rocshmem_team_t,
+    dest: *mut T,
+    src: *const T,
+    nelems: c_int,
+    pe_root: c_int,
+) {
+    void_call(call, || {
+        let rt = rt()?;
+        let g = team_group(rt, ctx, team)?;
+        let bytes = crate::rma::byte_len(count(nelems, "nelems")?, std::mem::size_of::<T>())?;
+        crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, true)
+    })
+}
+
+/// Active-set broadcast (OpenSHMEM 1.4: `dest` on the root is left alone). `p_sync` is not
+/// needed by this implementation and is not touched.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn broadcast_active_set<T>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    dest: *mut T,
+    src: *const T,
+    nelems: c_int,
+    pe_root: c_int,
+    pe_start: c_int,
+    log_pe_stride: c_int,
+    pe_size: c_int,
+    p_sync: *mut c_long,
+) {
+    let _ = p_sync;
+    void_call(call, || {
+        let rt = rt()?;
+        ctx_team(rt, Some(ctx))?;
+        let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
+        let bytes = crate::rma::byte_len(count(nelems, "nelems")?, std::mem::size_of::<T>())?;
+        crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, false)
+    })
+}
+
+/// Team reduction; returns 0 or ROCSHMEM_ERROR.
+pub(crate) fn reduce<T: Scalar>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    team: rocshmem_team_t,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    op: fn(T, T) -> T,
+) -> c_int {
+    status_call(call, || {
+        let rt = rt()?;
+        let g = team_group(rt, ctx, team)?;
+        crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+    })
+}
+
+/// Team reduce-scatter; returns 0 or ROCSHMEM_ERROR.
+pub(crate) fn reduce_scatter<T: Scalar>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    team: rocshmem_team_t,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    op: fn(T, T) -> T,
+) -> c_int {
+    status_call(call, || {
+        let rt = rt()?;
+        let g = team_group(rt, ctx, team)?;
+        crate::coll::reduce_scatter(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+    })
+}
+
+/// Legacy active-set reduction (`*_to_all`). `p_wrk`/`p_sync` are not needed and not touched.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn to_all<T: Scalar>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    pe_start: c_int,
+    log_pe_stride: c_int,
+    pe_size: c_int,
+    p_wrk: *mut T,
+    p_sync: *mut c_long,
+    op: fn(T, T) -> T,
+) {
+    let _ = (p_wrk, p_sync);
+    void_call(call, || {
+        let rt = rt()?;
+        ctx_team(rt, Some(ctx))?;
+        let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
+        crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+    })
+}

@@ -1,0 +1,165 @@
+//! Symmetric memory: allocation (collective), peer pointers, buffer registration.
+
+use super::*;
+use crate::heap::alloc::MIN_ALIGN;
+use crate::runtime::Stats;
+use std::ffi::{c_int, c_void};
+
+/// Collective allocation: every PE makes the same call; all get the same heap offset. The
+/// barrier at the end makes the memory usable as a target as soon as the call returns.
+fn collective_alloc(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
+    let rt = match rt() {
+        Ok(rt) => rt,
+        Err(e) => {
+            report(call, &e);
+            return std::ptr::null_mut();
+        }
+    };
+    let p = value_call(call, std::ptr::null_mut(), || {
+        if size == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        let p = rt.heap.alloc(size, align)?;
+        if zero {
+            // SAFETY: p..p+size was just allocated in our heap.
+            unsafe { std::ptr::write_bytes(p, 0, size) };
+        }
+        Stats::add(&rt.stats.allocs, 1);
+        Ok(p.cast())
+    });
+    // Every PE reaches the barrier, also when its allocation failed (all fail alike).
+    void_call(call, || rt.sync.barrier(&rt.heap, rt.world().set, crate::team::WORLD_SLOT));
+    p
+}
+
+/// Allocates `size` bytes (aligned to 128) on every PE's symmetric heap; collective. NULL if
+/// `size` is 0 or the heap is exhausted (with a message naming ROCSHMEM_HEAP_SIZE).
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_malloc(size: usize) -> *mut c_void {
+    collective_alloc("rocshmem_malloc", size, MIN_ALIGN, false)
+}
+
+/// Like `rocshmem_malloc` with `alignment` (a power of two, multiple of 8); collective. NULL
+/// for an invalid alignment (every PE still synchronises).
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_align(alignment: usize, size: usize) -> *mut c_void {
+    if !alignment.is_power_of_two() || alignment % 8 != 0 {
+        report("rocshmem_align", &Error::invalid(format!("alignment={alignment} must be a power of two and a multiple of 8")));
+        return collective_alloc("rocshmem_align", 0, MIN_ALIGN, false);
+    }
+    collective_alloc("rocshmem_align", size, alignment, false)
+}
+
+/// Allocates `count * size` zeroed bytes; collective. NULL if either is 0 or the product
+/// overflows.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_calloc(count: usize, size: usize) -> *mut c_void {
+    match count.checked_mul(size) {
+        Some(total) => collective_alloc("rocshmem_calloc", total, MIN_ALIGN, true),
+        None => {
+            report("rocshmem_calloc", &Error::invalid(format!("count={count} × size={size} overflows size_t")));
+            collective_alloc("rocshmem_calloc", 0, MIN_ALIGN, false)
+        }
+    }
+}
+
+/// Frees memory from `rocshmem_malloc`/`_align`/`_calloc`; collective (synchronises first, so
+/// no PE frees memory another is still writing). NULL is a no-op.
+///
+/// # Safety
+/// `ptr` must be NULL or a symmetric allocation not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_free(ptr: *mut c_void) {
+    void_call("rocshmem_free", || {
+        let rt = rt()?;
+        rt.sync.barrier(&rt.heap, rt.world().set, crate::team::WORLD_SLOT)?;
+        if ptr.is_null() {
+            return Ok(());
+        }
+        Stats::add(&rt.stats.frees, 1);
+        rt.heap.free(ptr as usize)
+    })
+}
+
+/// The address at which this process can load/store PE `pe`'s copy of the symmetric object
+/// `dest`, or NULL if `dest` is not symmetric or `pe` is not reachable by load/store.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
+    value_call("rocshmem_ptr", std::ptr::null_mut(), || {
+        let rt = rt()?;
+        let pe = rt.check_pe(pe as i64)?;
+        Ok(crate::rma::ptr(rt, dest.cast(), pe).map_or(std::ptr::null_mut(), |p| p.cast()))
+    })
+}
+
+/// Registers a local, non-symmetric buffer as the local side of RMA. On the host platform any
+/// local memory already works; the registration is recorded so that unregister can check it.
+/// Returns 0 on success.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_register(addr: *mut c_void, length: usize) -> c_int {
+    status_call("rocshmem_buffer_register", || {
+        let rt = rt()?;
+        if addr.is_null() {
+            return Err(Error::NullPointer("addr"));
+        }
+        if length == 0 {
+            return Err(Error::invalid("length=0"));
+        }
+        let mut reg = rt.registered.lock().unwrap();
+        let (a, end) = (addr as usize, addr as usize + length);
+        if let Some((b, l)) = reg.iter().find(|(b, l)| a < b + l && *b < end) {
+            return Err(Error::invalid(format!("{addr:p}+{length} overlaps the registered buffer {b:#x}+{l}")));
+        }
+        reg.push((a, length));
+        Ok(())
+    })
+}
+
+/// Unregisters a buffer registered with `rocshmem_buffer_register`. Returns 0 on success.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_unregister(addr: *mut c_void) -> c_int {
+    status_call("rocshmem_buffer_unregister", || {
+        let rt = rt()?;
+        let mut reg = rt.registered.lock().unwrap();
+        let i = reg
+            .iter()
+            .position(|(b, _)| *b == addr as usize)
+            .ok_or_else(|| Error::invalid(format!("{addr:p} is not a registered buffer")))?;
+        reg.swap_remove(i);
+        Ok(())
+    })
+}
+
+/// Unregisters every registered buffer.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_unregister_all() {
+    void_call("rocshmem_buffer_unregister_all", || {
+        rt()?.registered.lock().unwrap().clear();
+        Ok(())
+    })
+}
+
+/// Registers user memory as a symmetric region (collective). Upstream supports HIP VMM memory
+/// only; the host platform has none, so this reports that and returns NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_register_symmetric(addr: *mut c_void, length: usize) -> *mut c_void {
+    value_call("rocshmem_buffer_register_symmetric", std::ptr::null_mut(), || {
+        rt()?;
+        let _ = (addr, length);
+        Err(Error::Unsupported(
+            "rocshmem_buffer_register_symmetric needs GPU virtual-memory (VMM) allocations; the host platform has none \
+             (use rocshmem_malloc)"
+                .into(),
+        ))
+    })
+}
+
+/// Unregisters a symmetric region (see `rocshmem_buffer_register_symmetric`). Returns non-zero
+/// on the host platform, where no region can exist.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_unregister_symmetric(addr: *mut c_void) -> c_int {
+    status_call("rocshmem_buffer_unregister_symmetric", || {
+        rt()?;
+        Err(Error::invalid(format!("{addr:p} is not a registered symmetric region")))
+    })
+}

@@ -1,0 +1,96 @@
+//! The `extern "C"` surface: argument checks, error mapping, and nothing else.
+//!
+//! Every exported function is a literal `#[unsafe(no_mangle)] pub unsafe extern "C" fn` (so
+//! cbindgen sees it) whose body goes through one of the boundary helpers below: they catch
+//! panics (a panic never unwinds into C), turn core errors into upstream's return values, and
+//! print one line naming the PE and the call. The typed families in `generated/` are generated from
+//! the type table (`codegen/`) and are one-line calls into the family helpers of the files
+//! here.
+
+pub mod amo;
+pub mod coll;
+pub mod ctx;
+pub mod generated;
+pub mod init;
+pub mod memory;
+pub mod module;
+pub mod p2p;
+pub mod qp;
+pub mod rma;
+pub mod sync;
+pub mod team;
+pub mod types;
+
+use crate::error::{Error, Result};
+use crate::log::{self, Level};
+use crate::runtime::{self, Runtime};
+use crate::team::Team;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+pub use types::*;
+
+/// Prints the one-line report of a failed call.
+pub(crate) fn report(call: &str, e: &Error) {
+    log::write(Level::Error, call, format_args!("{e}"));
+}
+
+/// Runs `f` for an entry point that returns a value; `fail` on error or panic.
+pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
+    if log::enabled(Level::Api) {
+        log::write(Level::Api, call, format_args!("called"));
+    }
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            report(call, &e);
+            fail
+        }
+        Err(_) => {
+            log::write(Level::Error, call, format_args!("internal error (a panic was caught); please report it"));
+            fail
+        }
+    }
+}
+
+/// For `void` entry points: errors are reported, nothing else can be done.
+pub(crate) fn void_call(call: &'static str, f: impl FnOnce() -> Result<()>) {
+    value_call(call, (), f)
+}
+
+/// For `int` entry points returning ROCSHMEM_SUCCESS or an error code.
+pub(crate) fn status_call(call: &'static str, f: impl FnOnce() -> Result<()>) -> i32 {
+    value_call(call, 1, || f().map(|()| 0))
+}
+
+/// The runtime, or NotInitialized/Finalized.
+pub(crate) fn rt() -> Result<&'static Runtime> {
+    runtime::get()
+}
+
+/// The team a context's PE numbers refer to (`None`: the default context).
+pub(crate) fn ctx_team(rt: &Runtime, ctx: Option<rocshmem_ctx_t>) -> Result<Team> {
+    match ctx {
+        None => Ok(rt.world()),
+        Some(c) => {
+            let entry = rt.ctxs.get(c.ctx_opaque)?;
+            rt.teams.get(entry.team)
+        }
+    }
+}
+
+/// World PE for `pe` as the context `ctx` numbers PEs.
+pub(crate) fn ctx_pe(rt: &Runtime, ctx: Option<rocshmem_ctx_t>, pe: i32) -> Result<usize> {
+    match ctx {
+        None => rt.check_pe(pe as i64),
+        Some(_) => ctx_team(rt, ctx)?.world_pe(pe as i64),
+    }
+}
+
+/// A team handle, with a specific error for ROCSHMEM_TEAM_INVALID.
+pub(crate) fn team_of(rt: &Runtime, team: rocshmem_team_t) -> Result<Team> {
+    rt.teams.get(team)
+}
+
+/// A non-negative `int` count from C.
+pub(crate) fn count(n: i32, what: &str) -> Result<usize> {
+    usize::try_from(n).map_err(|_| Error::invalid(format!("{what}={n} is negative")))
+}

@@ -1,0 +1,144 @@
+//! Teams: split, translate, query, destroy.
+
+use super::*;
+use std::ffi::c_int;
+
+fn set_out(out: *mut rocshmem_team_t, v: rocshmem_team_t) {
+    if !out.is_null() {
+        // SAFETY: checked non-null; the caller provides a writable handle.
+        unsafe { *out = v };
+    }
+}
+
+fn split(parent: rocshmem_team_t, start: c_int, stride: c_int, size: c_int) -> Result<rocshmem_team_t> {
+    let rt = rt()?;
+    let parent = team_of(rt, parent)?;
+    Ok(match rt.teams.split_strided(&rt.heap, &rt.sync, parent, start, stride, size)? {
+        Some(t) => rt.teams.handle(t.slot),
+        None => std::ptr::null_mut(),
+    })
+}
+
+/// Creates a team from the parent members `start + k*stride`, `k < size`; collective over the
+/// parent. Members get the new handle, other parent PEs ROCSHMEM_TEAM_INVALID. Returns 0 on
+/// success, non-zero (and INVALID) on bad arguments or when ROCSHMEM_MAX_NUM_TEAMS is reached.
+///
+/// # Safety
+/// `new_team` must point to a writable handle; `config` may be NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_team_split_strided(
+    parent_team: rocshmem_team_t,
+    start: c_int,
+    stride: c_int,
+    size: c_int,
+    config: *const rocshmem_team_config_t,
+    config_mask: std::ffi::c_long,
+    new_team: *mut rocshmem_team_t,
+) -> c_int {
+    let _ = (config, config_mask);
+    set_out(new_team, std::ptr::null_mut());
+    status_call("rocshmem_team_split_strided", || {
+        if new_team.is_null() {
+            return Err(Error::NullPointer("new_team"));
+        }
+        set_out(new_team, split(parent_team, start, stride, size)?);
+        Ok(())
+    })
+}
+
+/// Splits the parent into a 2-D grid with `xrange` columns: `xteam` is this PE's row (PEs with
+/// consecutive numbers), `yteam` its column (stride `xrange`). Collective over the parent.
+///
+/// # Safety
+/// `xteam` and `yteam` must point to writable handles; configs may be NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_team_split_2d(
+    parent_team: rocshmem_team_t,
+    xrange: c_int,
+    xaxis_config: *const rocshmem_team_config_t,
+    xaxis_mask: std::ffi::c_long,
+    xteam: *mut rocshmem_team_t,
+    yaxis_config: *const rocshmem_team_config_t,
+    yaxis_mask: std::ffi::c_long,
+    yteam: *mut rocshmem_team_t,
+) -> c_int {
+    let _ = (xaxis_config, xaxis_mask, yaxis_config, yaxis_mask);
+    set_out(xteam, std::ptr::null_mut());
+    set_out(yteam, std::ptr::null_mut());
+    status_call("rocshmem_team_split_2d", || {
+        if xteam.is_null() || yteam.is_null() {
+            return Err(Error::NullPointer("xteam/yteam"));
+        }
+        if xrange < 1 {
+            return Err(Error::invalid(format!("xrange={xrange} must be positive")));
+        }
+        let rt = rt()?;
+        let psize = team_of(rt, parent_team)?.set.size as c_int;
+        let xrange = xrange.min(psize);
+        let rows = (psize + xrange - 1) / xrange;
+        // Every parent PE takes part in every split; each keeps the one it belongs to.
+        for row in 0..rows {
+            let h = split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange))?;
+            if !h.is_null() {
+                set_out(xteam, h);
+            }
+        }
+        for col in 0..xrange {
+            let h = split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange)?;
+            if !h.is_null() {
+                set_out(yteam, h);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Destroys a team; collective over its members. INVALID, WORLD and SHARED are ignored.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_team_destroy(team: rocshmem_team_t) {
+    void_call("rocshmem_team_destroy", || {
+        if team.is_null() {
+            return Ok(());
+        }
+        let rt = rt()?;
+        let t = team_of(rt, team)?;
+        rt.teams.destroy(&rt.heap, &rt.sync, t)
+    })
+}
+
+/// PE `src_pe` of `src_team` numbered in `dest_team`, or -1 if it is not in both.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_team_translate_pe(src_team: rocshmem_team_t, src_pe: c_int, dest_team: rocshmem_team_t) -> c_int {
+    value_call("rocshmem_team_translate_pe", -1, || {
+        let rt = rt()?;
+        if src_team.is_null() || dest_team.is_null() {
+            return Ok(-1);
+        }
+        let (s, d) = (team_of(rt, src_team)?, team_of(rt, dest_team)?);
+        Ok(crate::team::translate(&s, src_pe as i64, &d).map_or(-1, |p| p as c_int))
+    })
+}
+
+/// Number of PEs in `team`, -1 for ROCSHMEM_TEAM_INVALID.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_team_n_pes(team: rocshmem_team_t) -> c_int {
+    value_call("rocshmem_team_n_pes", -1, || {
+        let rt = rt()?;
+        if team.is_null() {
+            return Ok(-1);
+        }
+        Ok(team_of(rt, team)?.set.size as c_int)
+    })
+}
+
+/// This PE's number in `team`, -1 for ROCSHMEM_TEAM_INVALID.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_team_my_pe(team: rocshmem_team_t) -> c_int {
+    value_call("rocshmem_team_my_pe", -1, || {
+        let rt = rt()?;
+        if team.is_null() {
+            return Ok(-1);
+        }
+        Ok(team_of(rt, team)?.my_idx as c_int)
+    })
+}

@@ -1,0 +1,181 @@
+//! A PE's side of the rendezvous: join the hub, all-gather through it, and watch it.
+//!
+//! After the join a reader thread owns the socket. Replies go to the caller through a channel;
+//! an `Abort` from the hub, or losing the hub before `Bye`, calls the abort hook, which ends
+//! this process (a peer died or called `rocshmem_global_exit`).
+
+use super::uid::UniqueId;
+use super::wire::{Msg, PROTOCOL};
+use crate::error::{Error, Result};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Called from the reader thread when the job must end: (exit status, one-line reason, whether
+/// the reason is an error worth printing).
+pub type AbortHook = Arc<dyn Fn(i32, String, bool) + Send + Sync>;
+
+pub struct HubClient {
+    pub rank: usize,
+    pub nranks: usize,
+    /// What each rank sent when it joined.
+    pub infos: Vec<Vec<u8>>,
+    writer: Mutex<TcpStream>,
+    replies: Mutex<Receiver<Msg>>,
+    seq: AtomicU64,
+    leaving: Arc<AtomicBool>,
+}
+
+impl HubClient {
+    /// Joins the job described by `uid` as `rank` of `nranks`, waiting up to `timeout` for all.
+    pub fn join(uid: &UniqueId, rank: usize, nranks: usize, info: Vec<u8>, timeout: Duration, on_abort: AbortHook)
+        -> Result<HubClient> {
+        if nranks == 0 || rank >= nranks {
+            return Err(Error::invalid(format!("rank {rank} is outside 0..{nranks}")));
+        }
+        let deadline = Instant::now() + timeout;
+        let mut stream = connect_until(uid.addr, deadline)?;
+        let _ = stream.set_nodelay(true);
+        Msg::Hello { protocol: PROTOCOL, rank: rank as u32, nranks: nranks as u32, secret: uid.secret, info }
+            .write_to(&mut stream)
+            .map_err(|e| Error::io("bootstrap: sending hello", e))?;
+        // The hub enforces the timeout and says so; our own limit only covers a hub that vanished.
+        let _ = stream.set_read_timeout(Some(timeout + Duration::from_secs(2)));
+        let infos = match Msg::read_from(&mut stream) {
+            Ok(Some(Msg::Welcome { infos })) if infos.len() == nranks => infos,
+            Ok(Some(Msg::Refuse { reason })) => return Err(Error::Bootstrap(format!("the rendezvous refused PE {rank}: {reason}"))),
+            Ok(Some(Msg::Abort { reason, .. })) => return Err(Error::Bootstrap(reason)),
+            Ok(Some(other)) => return Err(Error::Bootstrap(format!("unexpected reply to hello: {other:?}"))),
+            Ok(None) => return Err(Error::Bootstrap("the rendezvous closed the connection during init".into())),
+            Err(e) => {
+                return Err(Error::Bootstrap(format!(
+                    "no answer from the rendezvous at {} within {:.1} s ({e}); are all PEs started? \
+                     (ROCSHMEM_BOOTSTRAP_TIMEOUT)",
+                    uid.addr,
+                    timeout.as_secs_f64()
+                )));
+            }
+        };
+        let _ = stream.set_read_timeout(None);
+        let reader = stream.try_clone().map_err(|e| Error::io("bootstrap: socket clone", e))?;
+        let (tx, rx) = channel();
+        let leaving = Arc::new(AtomicBool::new(false));
+        let l2 = leaving.clone();
+        std::thread::Builder::new()
+            .name("rocshmem-watch".into())
+            .spawn(move || watch(reader, tx, l2, on_abort))
+            .map_err(|e| Error::io("bootstrap: starting the watcher thread", e))?;
+        Ok(HubClient {
+            rank,
+            nranks,
+            infos,
+            writer: Mutex::new(stream),
+            replies: Mutex::new(rx),
+            seq: AtomicU64::new(0),
+            leaving,
+        })
+    }
+
+    fn send(&self, msg: Msg) -> Result<()> {
+        let mut w = self.writer.lock().unwrap();
+        msg.write_to(&mut *w).map_err(|e| Error::io("bootstrap: send", e))
+    }
+
+    /// Every rank contributes `data`; everyone gets all contributions in rank order. Blocks
+    /// until all ranks call it (a dead rank ends the job through the abort hook instead).
+    pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let replies = self.replies.lock().unwrap();
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        self.send(Msg::Gather { seq, data: data.to_vec() })?;
+        match replies.recv() {
+            Ok(Msg::Gathered { seq: s, parts }) if s == seq && parts.len() == self.nranks => Ok(parts),
+            Ok(other) => Err(Error::Bootstrap(format!("unexpected bootstrap reply {other:?}"))),
+            Err(_) => Err(Error::Bootstrap("lost the rendezvous connection".into())),
+        }
+    }
+
+    pub fn barrier(&self) -> Result<()> {
+        self.allgather(&[]).map(|_| ())
+    }
+
+    /// Tells the hub this PE is done and waits until every PE is (the last collective step).
+    pub fn finalize(&self) -> Result<()> {
+        let replies = self.replies.lock().unwrap();
+        self.leaving.store(true, Ordering::SeqCst);
+        self.send(Msg::Finalize)?;
+        match replies.recv() {
+            Ok(Msg::Bye) => Ok(()),
+            Ok(other) => Err(Error::Bootstrap(format!("unexpected reply to finalize: {other:?}"))),
+            Err(_) => Err(Error::Bootstrap("lost the rendezvous during finalize".into())),
+        }
+    }
+
+    /// Asks the hub to end the whole job with `status`. The hub's answer reaches the abort hook,
+    /// which exits this process too.
+    pub fn global_exit(&self, status: i32) {
+        let _ = self.send(Msg::Exit { status });
+    }
+}
+
+impl Drop for HubClient {
+    fn drop(&mut self) {
+        // The watcher holds a second descriptor of the socket; shutting the socket down (not just
+        // closing ours) is what tells the hub we are gone.
+        self.leaving.store(true, Ordering::SeqCst);
+        if let Ok(w) = self.writer.lock() {
+            let _ = w.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+fn connect_until(addr: std::net::SocketAddr, deadline: Instant) -> Result<TcpStream> {
+    let mut last = None;
+    while Instant::now() < deadline {
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(10));
+        match TcpStream::connect_timeout(&addr, left) {
+            Ok(s) => return Ok(s),
+            Err(e) => {
+                last = Some(e);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+    Err(Error::Bootstrap(format!(
+        "could not reach the rendezvous at {addr}: {}; is the unique id from this job, and is the PE \
+         that made it still running? (ROCSHMEM_BOOTSTRAP_TIMEOUT)",
+        last.map(|e| e.to_string()).unwrap_or_else(|| "timed out".into())
+    )))
+}
+
+fn watch(mut stream: TcpStream, replies: Sender<Msg>, leaving: Arc<AtomicBool>, on_abort: AbortHook) {
+    loop {
+        match Msg::read_from(&mut stream) {
+            Ok(Some(Msg::Abort { status, pe, reason })) => {
+                // A global_exit is the user's own request: not an error to print.
+                let is_error = !reason.contains("rocshmem_global_exit");
+                let _ = pe;
+                on_abort(status, reason, is_error);
+                return;
+            }
+            Ok(Some(msg @ (Msg::Gathered { .. } | Msg::Bye))) => {
+                let bye = matches!(msg, Msg::Bye);
+                let _ = replies.send(msg);
+                if bye {
+                    return;
+                }
+            }
+            Ok(Some(other)) => {
+                on_abort(1, format!("unexpected message from the rendezvous: {other:?}"), true);
+                return;
+            }
+            Ok(None) | Err(_) => {
+                if !leaving.load(Ordering::SeqCst) {
+                    on_abort(1, "lost the connection to the rendezvous (the PE or launcher hosting it exited)".into(), true);
+                }
+                return;
+            }
+        }
+    }
+}

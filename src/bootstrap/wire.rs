@@ -1,0 +1,224 @@
+//! Messages between a PE and the rendezvous hub: `[u32 length][u8 kind][payload]`, integers
+//! big-endian. Everything the bootstrap says goes through [`Msg::encode`] / [`Msg::decode`].
+
+use crate::error::{Error, Result};
+use std::io::{Read, Write};
+
+pub const PROTOCOL: u16 = 1;
+const HELLO_MAGIC: u32 = 0x5253_484d; // "RSHM"
+/// Frames larger than this are refused (a peer speaking another protocol, not a real message).
+const MAX_FRAME: usize = 1 << 30;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// PE → hub: join the job.
+    Hello { protocol: u16, rank: u32, nranks: u32, secret: [u8; 16], info: Vec<u8> },
+    /// hub → PE: everyone joined; `infos[r]` is what rank `r` sent in its hello.
+    Welcome { infos: Vec<Vec<u8>> },
+    /// hub → PE: the join was refused (wrong secret, duplicate rank, ...).
+    Refuse { reason: String },
+    /// PE → hub: contribute to all-gather number `seq`.
+    Gather { seq: u64, data: Vec<u8> },
+    /// hub → PE: result of all-gather `seq`, one entry per rank.
+    Gathered { seq: u64, parts: Vec<Vec<u8>> },
+    /// PE → hub: `rocshmem_global_exit(status)`.
+    Exit { status: i32 },
+    /// hub → PE: the job is over; exit with `status`. `pe` is the PE that caused it (-1: none).
+    Abort { status: i32, pe: i32, reason: String },
+    /// PE → hub: this PE is in `rocshmem_finalize`.
+    Finalize,
+    /// hub → PE: every PE is in `rocshmem_finalize`; disconnecting now is not a failure.
+    Bye,
+}
+
+struct Enc(Vec<u8>);
+impl Enc {
+    fn u8(&mut self, v: u8) -> &mut Self { self.0.push(v); self }
+    fn u16(&mut self, v: u16) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
+    fn u32(&mut self, v: u32) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
+    fn i32(&mut self, v: i32) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
+    fn u64(&mut self, v: u64) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
+    fn bytes(&mut self, v: &[u8]) -> &mut Self { self.u32(v.len() as u32); self.0.extend_from_slice(v); self }
+    fn list(&mut self, v: &[Vec<u8>]) -> &mut Self {
+        self.u32(v.len() as u32);
+        for p in v { self.bytes(p); }
+        self
+    }
+}
+
+struct Dec<'a>(&'a [u8]);
+impl<'a> Dec<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(Error::Bootstrap("truncated bootstrap message (peer speaks another protocol?)".into()));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn u8(&mut self) -> Result<u8> { Ok(self.take(1)?[0]) }
+    fn u16(&mut self) -> Result<u16> { Ok(u16::from_be_bytes(self.take(2)?.try_into().unwrap())) }
+    fn u32(&mut self) -> Result<u32> { Ok(u32::from_be_bytes(self.take(4)?.try_into().unwrap())) }
+    fn i32(&mut self) -> Result<i32> { Ok(i32::from_be_bytes(self.take(4)?.try_into().unwrap())) }
+    fn u64(&mut self) -> Result<u64> { Ok(u64::from_be_bytes(self.take(8)?.try_into().unwrap())) }
+    fn bytes(&mut self) -> Result<Vec<u8>> { let n = self.u32()? as usize; Ok(self.take(n)?.to_vec()) }
+    fn string(&mut self) -> Result<String> { Ok(String::from_utf8_lossy(&self.bytes()?).into_owned()) }
+    fn list(&mut self) -> Result<Vec<Vec<u8>>> {
+        let n = self.u32()? as usize;
+        if n > self.0.len() {
+            return Err(Error::Bootstrap("bootstrap list longer than its message".into()));
+        }
+        (0..n).map(|_| self.bytes()).collect()
+    }
+}
+
+impl Msg {
+    fn kind(&self) -> u8 {
+        match self {
+            Msg::Hello { .. } => 1,
+            Msg::Welcome { .. } => 2,
+            Msg::Refuse { .. } => 3,
+            Msg::Gather { .. } => 4,
+            Msg::Gathered { .. } => 5,
+            Msg::Exit { .. } => 6,
+            Msg::Abort { .. } => 7,
+            Msg::Finalize => 8,
+            Msg::Bye => 9,
+        }
+    }
+
+    /// The whole frame, length prefix included.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc(vec![0, 0, 0, 0]);
+        e.u8(self.kind());
+        match self {
+            Msg::Hello { protocol, rank, nranks, secret, info } => {
+                e.u32(HELLO_MAGIC).u16(*protocol).u32(*rank).u32(*nranks);
+                e.0.extend_from_slice(secret);
+                e.bytes(info);
+            }
+            Msg::Welcome { infos } => { e.list(infos); }
+            Msg::Refuse { reason } => { e.bytes(reason.as_bytes()); }
+            Msg::Gather { seq, data } => { e.u64(*seq).bytes(data); }
+            Msg::Gathered { seq, parts } => { e.u64(*seq).list(parts); }
+            Msg::Exit { status } => { e.i32(*status); }
+            Msg::Abort { status, pe, reason } => { e.i32(*status).i32(*pe).bytes(reason.as_bytes()); }
+            Msg::Finalize | Msg::Bye => {}
+        }
+        let len = (e.0.len() - 4) as u32;
+        e.0[0..4].copy_from_slice(&len.to_be_bytes());
+        e.0
+    }
+
+    /// Decodes one frame body (kind byte and payload, without the length prefix).
+    pub fn decode(body: &[u8]) -> Result<Msg> {
+        let mut d = Dec(body);
+        let msg = match d.u8()? {
+            1 => {
+                if d.u32()? != HELLO_MAGIC {
+                    return Err(Error::Bootstrap("a connection that is not a rocSHMEM PE (bad hello)".into()));
+                }
+                let protocol = d.u16()?;
+                let rank = d.u32()?;
+                let nranks = d.u32()?;
+                let mut secret = [0u8; 16];
+                secret.copy_from_slice(d.take(16)?);
+                Msg::Hello { protocol, rank, nranks, secret, info: d.bytes()? }
+            }
+            2 => Msg::Welcome { infos: d.list()? },
+            3 => Msg::Refuse { reason: d.string()? },
+            4 => Msg::Gather { seq: d.u64()?, data: d.bytes()? },
+            5 => Msg::Gathered { seq: d.u64()?, parts: d.list()? },
+            6 => Msg::Exit { status: d.i32()? },
+            7 => Msg::Abort { status: d.i32()?, pe: d.i32()?, reason: d.string()? },
+            8 => Msg::Finalize,
+            9 => Msg::Bye,
+            k => return Err(Error::Bootstrap(format!("unknown bootstrap message kind {k}"))),
+        };
+        if !d.0.is_empty() {
+            return Err(Error::Bootstrap("bootstrap message has trailing bytes".into()));
+        }
+        Ok(msg)
+    }
+
+    pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(&self.encode())?;
+        w.flush()
+    }
+
+    /// Reads one frame. `Ok(None)` is a clean end of stream before a frame started.
+    pub fn read_from(r: &mut impl Read) -> Result<Option<Msg>> {
+        let mut len = [0u8; 4];
+        match read_exact_or_eof(r, &mut len) {
+            Ok(false) => return Ok(None),
+            Ok(true) => {}
+            Err(e) => return Err(Error::io("bootstrap read", e)),
+        }
+        let len = u32::from_be_bytes(len) as usize;
+        if len == 0 || len > MAX_FRAME {
+            return Err(Error::Bootstrap(format!("bootstrap frame of {len} bytes refused")));
+        }
+        let mut body = vec![0u8; len];
+        r.read_exact(&mut body).map_err(|e| Error::io("bootstrap read", e))?;
+        Msg::decode(&body).map(Some)
+    }
+}
+
+fn read_exact_or_eof(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<bool> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) if got == 0 => return Ok(false),
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Msg> {
+        vec![
+            Msg::Hello { protocol: PROTOCOL, rank: 3, nranks: 8, secret: [7; 16], info: b"host\0pid".to_vec() },
+            Msg::Welcome { infos: vec![vec![], b"a".to_vec(), vec![0; 300]] },
+            Msg::Refuse { reason: "wrong secret".into() },
+            Msg::Gather { seq: u64::MAX, data: vec![1, 2, 3] },
+            Msg::Gathered { seq: 5, parts: vec![vec![9], vec![]] },
+            Msg::Exit { status: -3 },
+            Msg::Abort { status: 137, pe: 2, reason: "PE 2 died".into() },
+            Msg::Finalize,
+            Msg::Bye,
+        ]
+    }
+
+    #[test]
+    fn every_message_round_trips_through_a_stream() {
+        let mut stream = Vec::new();
+        for m in all() {
+            m.write_to(&mut stream).unwrap();
+        }
+        let mut r = &stream[..];
+        for m in all() {
+            assert_eq!(Msg::read_from(&mut r).unwrap(), Some(m));
+        }
+        assert_eq!(Msg::read_from(&mut r).unwrap(), None, "clean EOF");
+    }
+
+    #[test]
+    fn truncated_and_foreign_frames_are_errors() {
+        let frame = Msg::Gather { seq: 1, data: vec![1; 10] }.encode();
+        let mut r = &frame[..frame.len() - 1];
+        assert!(Msg::read_from(&mut r).is_err());
+        assert!(Msg::decode(&[42]).is_err());
+        let mut http = &b"GET / HTTP/1.1\r\n\r\n"[..];
+        assert!(Msg::read_from(&mut http).is_err(), "a foreign protocol is refused");
+        let mut body = Msg::Bye.encode()[4..].to_vec();
+        body.push(0);
+        assert!(Msg::decode(&body).is_err(), "trailing bytes");
+    }
+}

@@ -1,0 +1,134 @@
+//! Host collectives over a set of PEs (a team, or an OpenSHMEM active set).
+//!
+//! On the IPC backend every member's symmetric buffers are mapped, so members read each other's
+//! sources directly between barriers. Reductions combine members in index order, so every PE
+//! computes bitwise-identical results (floating point included). The `pSync`/`pWrk` arrays of
+//! the active-set forms are not needed and are left untouched (they stay at their initial
+//! values, as OpenSHMEM requires).
+
+use crate::error::{Error, Result};
+use crate::runtime::{Runtime, Stats};
+use crate::scalar::Scalar;
+use crate::sync::PeSet;
+
+/// Sizes at which a reduction splits the work (reduce-scatter, then all-gather) instead of
+/// every member combining everything.
+const SPLIT_BYTES: usize = 32 * 1024;
+
+pub struct Group {
+    pub set: PeSet,
+    pub slot: usize,
+    pub my_idx: usize,
+}
+
+impl Group {
+    pub fn barrier(&self, rt: &Runtime) -> Result<()> {
+        rt.sync.barrier(&rt.heap, self.set, self.slot)
+    }
+}
+
+fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Result<()> {
+    rt.heap.offset_of(addr, bytes.max(1), what).map(|_| ())
+}
+
+/// Copies `bytes` from `src` on member `root` to `dst` on every member (and on the root too
+/// when `to_root`, the OpenSHMEM 1.5 team form; the 1.4 active-set form leaves it).
+pub fn broadcast(rt: &Runtime, g: &Group, dst: *mut u8, src: *const u8, bytes: usize, root: i32, to_root: bool) -> Result<()> {
+    if root < 0 || root as usize >= g.set.size {
+        return Err(Error::invalid(format!("pe_root={root} is outside the {} members", g.set.size)));
+    }
+    if bytes > 0 {
+        check_sym(rt, dst as usize, bytes, "dest")?;
+        check_sym(rt, src as usize, bytes, "source")?;
+    }
+    Stats::add(&rt.stats.collectives, 1);
+    g.barrier(rt)?;
+    let root = root as usize;
+    if bytes > 0 && (g.my_idx != root || (to_root && dst as *const u8 != src)) {
+        let from = rt.heap.peer_addr(src as usize, bytes, g.set.pe(root), "source")?;
+        // SAFETY: both ranges were checked inside the heaps; memmove handles overlap.
+        unsafe { std::ptr::copy(from as *const u8, dst, bytes) };
+    }
+    g.barrier(rt)
+}
+
+/// `dst[i] = op(src_0[i], ..., src_{n-1}[i])` over the members, on every member.
+pub fn reduce<T: Scalar>(rt: &Runtime, g: &Group, dst: *mut T, src: *const T, n: usize, op: fn(T, T) -> T) -> Result<()> {
+    let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
+    if n > 0 {
+        check_sym(rt, dst as usize, bytes, "dest")?;
+        check_sym(rt, src as usize, bytes, "source")?;
+    }
+    Stats::add(&rt.stats.collectives, 1);
+    g.barrier(rt)?;
+    if n == 0 {
+        return g.barrier(rt);
+    }
+    let sources: Vec<*const T> = (0..g.set.size)
+        .map(|i| rt.heap.peer_addr(src as usize, bytes, g.set.pe(i), "source").map(|p| p as *const T))
+        .collect::<Result<_>>()?;
+    if bytes < SPLIT_BYTES || g.set.size < 3 {
+        // Everyone combines everything into a private buffer, then overwrites dst once every
+        // member has finished reading (dst may be src: in-place reductions).
+        let acc = combine(&sources, 0, n, op);
+        g.barrier(rt)?;
+        // SAFETY: dst[0..n] checked above; acc has n elements.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+        return Ok(());
+    }
+    // Member k combines chunk k into its own dst, then everyone gathers the chunks. Chunk k of
+    // a source is read only by member k in the first step, so in-place works.
+    let chunks = g.set.size;
+    let bounds = |k: usize| (n * k / chunks, n * (k + 1) / chunks);
+    let (lo, hi) = bounds(g.my_idx);
+    let mine = combine(&sources, lo, hi, op);
+    // SAFETY: [lo, hi) is inside dst[0..n].
+    unsafe { std::ptr::copy_nonoverlapping(mine.as_ptr(), dst.add(lo), hi - lo) };
+    g.barrier(rt)?;
+    for k in (0..chunks).filter(|k| *k != g.my_idx) {
+        let (lo, hi) = bounds(k);
+        let theirs = rt.heap.peer_addr(dst as usize, bytes, g.set.pe(k), "dest")? as *const T;
+        // SAFETY: chunk k of member k's dst is final and not written until the next barrier.
+        unsafe { std::ptr::copy_nonoverlapping(theirs.add(lo), dst.add(lo), hi - lo) };
+    }
+    g.barrier(rt)
+}
+
+/// Member `k` gets `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
+pub fn reduce_scatter<T: Scalar>(rt: &Runtime, g: &Group, dst: *mut T, src: *const T, n: usize, op: fn(T, T) -> T) -> Result<()> {
+    let out_bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
+    let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
+    if n > 0 {
+        check_sym(rt, dst as usize, out_bytes, "dest")?;
+        check_sym(rt, src as usize, in_bytes, "source")?;
+    }
+    Stats::add(&rt.stats.collectives, 1);
+    g.barrier(rt)?;
+    if n == 0 {
+        return g.barrier(rt);
+    }
+    let sources: Vec<*const T> = (0..g.set.size)
+        .map(|i| rt.heap.peer_addr(src as usize, in_bytes, g.set.pe(i), "source").map(|p| p as *const T))
+        .collect::<Result<_>>()?;
+    let lo = g.my_idx * n;
+    let acc = combine(&sources, lo, lo + n, op);
+    g.barrier(rt)?;
+    // SAFETY: dst[0..n] checked above.
+    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+    Ok(())
+}
+
+/// Elements `lo..hi` combined over all sources, in source order.
+fn combine<T: Scalar>(sources: &[*const T], lo: usize, hi: usize, op: fn(T, T) -> T) -> Vec<T> {
+    // SAFETY: every source pointer covers at least `hi` elements (checked by the callers) and
+    // no member writes them before the next barrier.
+    let first = unsafe { std::slice::from_raw_parts(sources[0].add(lo), hi - lo) };
+    let mut acc = first.to_vec();
+    for s in &sources[1..] {
+        let other = unsafe { std::slice::from_raw_parts(s.add(lo), hi - lo) };
+        for (a, b) in acc.iter_mut().zip(other) {
+            *a = op(*a, *b);
+        }
+    }
+    acc
+}

@@ -1,0 +1,54 @@
+// The hand-written part of the C++ shim: the C++ globals upstream programs use on the host,
+// and the overloads that take an MPI_Comm. Everything else is generated (gen_shim.cpp).
+#include <cstdlib>
+
+#include "rocshmem/rocshmem.hpp"
+
+namespace rocshmem {
+
+namespace c_abi {
+extern "C" {
+int rocshmem_init_thread(int requested, int *provided, void *mpi_comm);
+bool rocshmemi_initialized();
+}
+}  // namespace c_abi
+
+#if !ROCSHMEM_GPU_COMPILE
+// On the host platform the "device" globals are ordinary host variables.
+extern "C" {
+rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
+}
+rocshmem_ctx_t ROCSHMEM_CTX_INVALID = {nullptr, nullptr};
+#endif
+
+namespace host {
+rocshmem_team_t ROCSHMEM_TEAM_WORLD = ROCSHMEM_TEAM_INVALID;
+rocshmem_team_t ROCSHMEM_TEAM_SHARED = ROCSHMEM_TEAM_INVALID;
+}  // namespace host
+
+BackendType get_backend_type() { return BackendType::IPC_BACKEND; }
+
+void rocshmem_init(MPI_Comm comm) {
+  // Upstream aborts when init fails; a second init only reports.
+  if (c_abi::rocshmem_init_thread(ROCSHMEM_THREAD_MULTIPLE, nullptr, &comm) != 0 && !c_abi::rocshmemi_initialized()) {
+    exit(1);
+  }
+}
+
+int rocshmem_init_thread(int requested, int *provided, MPI_Comm comm) {
+  return c_abi::rocshmem_init_thread(requested, provided, &comm);
+}
+
+}  // namespace rocshmem
+
+// Called by the core at init (handles) and finalize (nulls).
+extern "C" void rocshmemi_cxx_publish(rocshmem::rocshmem_ctx_t ctx, rocshmem::rocshmem_team_t world,
+                                      rocshmem::rocshmem_team_t shared) {
+#if !ROCSHMEM_GPU_COMPILE
+  rocshmem::ROCSHMEM_CTX_DEFAULT = ctx;
+#else
+  (void)ctx;
+#endif
+  rocshmem::host::ROCSHMEM_TEAM_WORLD = world;
+  rocshmem::host::ROCSHMEM_TEAM_SHARED = shared;
+}

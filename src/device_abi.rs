@@ -1,0 +1,80 @@
+//! Structures shared by the core and device code. Defined once, here; cbindgen writes
+//! `device/include/rocshmem_device/device_abi.h` from this file, so the device library and the
+//! core cannot disagree on a layout. Append-only: bump [`ROCSHMEM_DEVICE_ABI_VERSION`] on any
+//! change, and keep the size asserts below and in the C header in step.
+//!
+//! Handles given to users point into these tables: a team handle (`rocshmem_team_t`) is the
+//! address of a [`rocshmem_team_device`], a context's `ctx_opaque` the address of a
+//! [`rocshmem_ctx_device`]. On the host platform the tables live in process memory; on GPUs
+//! they will live in device memory reached from the device state.
+#![allow(non_camel_case_types)]
+
+/// Version of the layouts below.
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 1;
+/// `magic` of a live team entry ("TEAM").
+pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
+/// `magic` of a live context entry ("CTX!").
+pub const ROCSHMEM_CTX_MAGIC: u32 = 0x4354_5821;
+
+/// One team. Members are the world PEs `start + i * stride` for `i < n_pes`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct rocshmem_team_device {
+    /// [`ROCSHMEM_TEAM_MAGIC`] while the team exists, 0 otherwise.
+    pub magic: u32,
+    /// Synchronisation slot, the same on every member.
+    pub slot: i32,
+    /// This PE's index in the team.
+    pub my_pe: i32,
+    pub n_pes: i32,
+    /// World PE of member 0.
+    pub start: i32,
+    /// Distance in world PEs between consecutive members.
+    pub stride: i32,
+    pub reserved: [i32; 2],
+}
+
+/// One communication context.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocshmem_ctx_device {
+    /// [`ROCSHMEM_CTX_MAGIC`] while the context exists, 0 otherwise.
+    pub magic: u32,
+    /// Index in the context table (0 is the default context).
+    pub index: i32,
+    /// `options` given to the create call.
+    pub options: i64,
+    /// The team PE numbers of this context refer to.
+    pub team: *mut rocshmem_team_device,
+}
+
+impl Default for rocshmem_ctx_device {
+    fn default() -> Self {
+        rocshmem_ctx_device { magic: 0, index: 0, options: 0, team: std::ptr::null_mut() }
+    }
+}
+
+/// Everything device code needs, reached through one pointer.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocshmem_device_state {
+    pub abi_version: u32,
+    /// 0 host, 1 amd, 2 nvidia.
+    pub platform: u32,
+    pub my_pe: i32,
+    pub n_pes: i32,
+    /// Bytes of the control region at the start of every PE's segment.
+    pub control_len: u64,
+    /// Bytes of user heap per PE (`ROCSHMEM_HEAP_SIZE`).
+    pub heap_size: u64,
+    /// `heap_bases[p]`: where PE p's segment is mapped in this process (0 if unreachable).
+    pub heap_bases: *mut u64,
+    pub teams: *mut rocshmem_team_device,
+    pub max_teams: i32,
+    pub max_ctxs: i32,
+    pub ctxs: *mut rocshmem_ctx_device,
+}
+
+const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
+const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 24);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 64);

@@ -1,0 +1,131 @@
+//! One-line diagnostics on stderr, filtered by `ROCSHMEM_DEBUG_LEVEL`.
+//!
+//! Format: `rocshmem: PE <n>: <call>: <message>`; before the PE number is known, `PE ?`.
+//! Levels follow upstream: NONE < ERROR < WARN < ENV < VERSION < INFO < API < TRACE, and a level
+//! enables everything at or below it. Modifiers `:no<level>` switch one category off and `:env`
+//! switches the environment dump on whatever the level.
+
+use once_cell::sync::Lazy;
+use std::io::Write;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    None = 0,
+    Error = 1,
+    Warn = 2,
+    Env = 3,
+    Version = 4,
+    Info = 5,
+    Api = 6,
+    Trace = 7,
+}
+
+const NAMES: [(&str, Level); 8] = [
+    ("NONE", Level::None),
+    ("ERROR", Level::Error),
+    ("WARN", Level::Warn),
+    ("ENV", Level::Env),
+    ("VERSION", Level::Version),
+    ("INFO", Level::Info),
+    ("API", Level::Api),
+    ("TRACE", Level::Trace),
+];
+
+/// Which categories print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    enabled: [bool; 8],
+}
+
+impl Filter {
+    /// Parses `ROCSHMEM_DEBUG_LEVEL` text, e.g. `WARN`, `INFO:nowarn`, `ERROR:env`.
+    /// Unknown words are ignored with the default kept, so a typo never silences errors.
+    pub fn parse(text: &str) -> Filter {
+        let mut parts = text.split(':').map(|s| s.trim().to_ascii_uppercase());
+        let level = parts
+            .next()
+            .and_then(|w| NAMES.iter().find(|(n, _)| *n == w).map(|(_, l)| *l))
+            .unwrap_or(Level::Error);
+        let mut enabled = [false; 8];
+        for (_, l) in NAMES.iter().skip(1) {
+            enabled[*l as usize] = *l <= level;
+        }
+        for word in parts {
+            if let Some(rest) = word.strip_prefix("NO") {
+                if let Some((_, l)) = NAMES.iter().find(|(n, _)| *n == rest) {
+                    enabled[*l as usize] = false;
+                }
+            } else if let Some((_, l)) = NAMES.iter().find(|(n, _)| *n == word) {
+                enabled[*l as usize] = true;
+            }
+        }
+        Filter { enabled }
+    }
+
+    pub fn on(&self, level: Level) -> bool {
+        level != Level::None && self.enabled[level as usize]
+    }
+}
+
+static FILTER: Lazy<Filter> =
+    Lazy::new(|| Filter::parse(&std::env::var("ROCSHMEM_DEBUG_LEVEL").unwrap_or_else(|_| "ERROR".into())));
+
+static MY_PE: AtomicI32 = AtomicI32::new(-1);
+
+/// Records this process's PE number for the log prefix.
+pub fn set_pe(pe: i32) {
+    MY_PE.store(pe, Ordering::Relaxed);
+}
+
+pub fn enabled(level: Level) -> bool {
+    FILTER.on(level)
+}
+
+/// Writes one line if `level` is enabled. Use the `log_*!` macros.
+pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
+    if !enabled(level) {
+        return;
+    }
+    let pe = MY_PE.load(Ordering::Relaxed);
+    let tag = match level {
+        Level::Error => "error",
+        Level::Warn => "warning",
+        _ => "info",
+    };
+    let line = if pe >= 0 {
+        format!("rocshmem: PE {pe}: {tag}: {call}: {msg}\n")
+    } else {
+        format!("rocshmem: PE ?: {tag}: {call}: {msg}\n")
+    };
+    // One write call per line keeps lines from different PEs whole.
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+#[macro_export]
+macro_rules! log_error { ($call:expr, $($a:tt)*) => { $crate::log::write($crate::log::Level::Error, $call, format_args!($($a)*)) } }
+#[macro_export]
+macro_rules! log_warn { ($call:expr, $($a:tt)*) => { $crate::log::write($crate::log::Level::Warn, $call, format_args!($($a)*)) } }
+#[macro_export]
+macro_rules! log_info { ($call:expr, $($a:tt)*) => { $crate::log::write($crate::log::Level::Info, $call, format_args!($($a)*)) } }
+#[macro_export]
+macro_rules! log_trace { ($call:expr, $($a:tt)*) => { $crate::log::write($crate::log::Level::Trace, $call, format_args!($($a)*)) } }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_enable_everything_below() {
+        let f = Filter::parse("WARN");
+        assert!(f.on(Level::Error) && f.on(Level::Warn) && !f.on(Level::Info));
+        let f = Filter::parse("none");
+        assert!(!f.on(Level::Error));
+        let f = Filter::parse("TRACE:nowarn");
+        assert!(f.on(Level::Trace) && !f.on(Level::Warn) && f.on(Level::Error));
+        let f = Filter::parse("ERROR:env");
+        assert!(f.on(Level::Env) && !f.on(Level::Warn));
+        let f = Filter::parse("bogus");
+        assert!(f.on(Level::Error) && !f.on(Level::Warn), "unknown level keeps the default");
+    }
+}

@@ -1,0 +1,75 @@
+//! Host-initiated RMA on the IPC backend: every peer heap is mapped, so a put is a copy into
+//! the peer's mapping and a get a copy out of it. Both complete before they return, which
+//! makes the `_nbi` forms the same operations and `quiet` a memory fence.
+
+use crate::error::{Error, Result};
+use crate::runtime::{Runtime, Stats};
+use crate::scalar::Scalar;
+use crate::sync::ring;
+
+/// Bytes in `n` elements of `elem` bytes, refusing overflow.
+pub fn byte_len(n: usize, elem: usize) -> Result<usize> {
+    n.checked_mul(elem).ok_or_else(|| Error::invalid(format!("{n} elements of {elem} bytes overflow size_t")))
+}
+
+/// Copies `bytes` from local `src` to symmetric `dst` on PE `pe`.
+pub fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let remote = rt.heap.peer_addr(dst as usize, bytes, pe, "destination")?;
+    if src.is_null() {
+        return Err(Error::NullPointer("source"));
+    }
+    // SAFETY: `remote` is inside PE `pe`'s mapped heap for `bytes`; `src` is the caller's
+    // readable buffer. They may overlap when pe is this PE, hence copy (memmove).
+    unsafe { std::ptr::copy(src, remote, bytes) };
+    ring(rt.heap.control(pe).header());
+    Stats::add(&rt.stats.puts, 1);
+    Stats::add(&rt.stats.put_bytes, bytes as u64);
+    Ok(())
+}
+
+/// Copies `bytes` from symmetric `src` on PE `pe` to local `dst`.
+pub fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let remote = rt.heap.peer_addr(src as usize, bytes, pe, "source")?;
+    if dst.is_null() {
+        return Err(Error::NullPointer("destination"));
+    }
+    // SAFETY: as in put, reversed.
+    unsafe { std::ptr::copy(remote as *const u8, dst, bytes) };
+    Stats::add(&rt.stats.gets, 1);
+    Stats::add(&rt.stats.get_bytes, bytes as u64);
+    Ok(())
+}
+
+/// Stores one element at symmetric `dst` on PE `pe`.
+pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()> {
+    let remote = rt.heap.peer_addr(dst as usize, std::mem::size_of::<T>(), pe, "destination")?;
+    T::store(remote.cast(), value);
+    ring(rt.heap.control(pe).header());
+    Stats::add(&rt.stats.puts, 1);
+    Ok(())
+}
+
+/// Loads one element from symmetric `src` on PE `pe`.
+pub fn g<T: Scalar>(rt: &Runtime, src: *const T, pe: usize) -> Result<T> {
+    let remote = rt.heap.peer_addr(src as usize, std::mem::size_of::<T>(), pe, "source")?;
+    Stats::add(&rt.stats.gets, 1);
+    Ok(T::load(remote as *const T))
+}
+
+/// `rocshmem_ptr`: the address of symmetric `addr` in PE `pe`'s heap, usable with loads and
+/// stores from this process (every PE on the host platform), or None.
+pub fn ptr(rt: &Runtime, addr: *const u8, pe: usize) -> Option<*mut u8> {
+    rt.heap.peer_addr(addr as usize, 1, pe, "address").ok()
+}
+
+/// `quiet` / `fence`: on this backend every operation is complete when it returns; the fence
+/// orders them for other PEs' observers.
+pub fn quiet() {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+}

@@ -1,0 +1,374 @@
+//! The process-wide runtime: what `rocshmem_init` builds and `rocshmem_finalize` tears down.
+
+use crate::bootstrap::{self, Job, Method};
+use crate::ctx::CtxTable;
+use crate::device_abi::{ROCSHMEM_DEVICE_ABI_VERSION, rocshmem_device_state};
+use crate::env::Config;
+use crate::error::{Error, Result};
+use crate::gpu::{self, GpuRuntime, Segment, host::segment_name};
+use crate::heap::{ControlLayout, SymmetricHeap};
+use crate::sync::{PeSet, SyncState};
+use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
+use crate::{log_error, log_info, log_warn};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering};
+
+/// Where the process is in the init/finalize life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    Uninit = 0,
+    Initializing = 1,
+    Ready = 2,
+    Finalizing = 3,
+    Finalized = 4,
+}
+
+static PHASE: AtomicU8 = AtomicU8::new(Phase::Uninit as u8);
+static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn phase() -> Phase {
+    match PHASE.load(Ordering::Acquire) {
+        0 => Phase::Uninit,
+        1 => Phase::Initializing,
+        2 => Phase::Ready,
+        3 => Phase::Finalizing,
+        _ => Phase::Finalized,
+    }
+}
+
+/// Operation counters for rocshmem_dump_stats.
+#[derive(Default)]
+pub struct Stats {
+    pub puts: AtomicU64,
+    pub put_bytes: AtomicU64,
+    pub gets: AtomicU64,
+    pub get_bytes: AtomicU64,
+    pub atomics: AtomicU64,
+    pub waits: AtomicU64,
+    pub barriers: AtomicU64,
+    pub collectives: AtomicU64,
+    pub allocs: AtomicU64,
+    pub frees: AtomicU64,
+}
+
+impl Stats {
+    pub fn add(c: &AtomicU64, n: u64) {
+        c.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn all(&self) -> [(&'static str, &AtomicU64); 10] {
+        [
+            ("puts", &self.puts),
+            ("put_bytes", &self.put_bytes),
+            ("gets", &self.gets),
+            ("get_bytes", &self.get_bytes),
+            ("atomics", &self.atomics),
+            ("waits", &self.waits),
+            ("barriers", &self.barriers),
+            ("collectives", &self.collectives),
+            ("allocs", &self.allocs),
+            ("frees", &self.frees),
+        ]
+    }
+
+    pub fn dump(&self, pe: usize) -> String {
+        let body: Vec<String> = self.all().iter().map(|(n, c)| format!("{n}={}", c.load(Ordering::Relaxed))).collect();
+        format!("rocshmem stats PE {pe}: {}", body.join(" "))
+    }
+
+    pub fn reset(&self) {
+        for (_, c) in self.all() {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+pub struct Runtime {
+    pub cfg: Config,
+    pub job: Job,
+    pub gpu: Box<dyn GpuRuntime>,
+    pub heap: SymmetricHeap,
+    pub sync: SyncState,
+    pub teams: TeamTable,
+    pub ctxs: CtxTable,
+    pub stats: Stats,
+    /// The device-state block (process memory on the host platform).
+    pub device_state: Box<rocshmem_device_state>,
+    _heap_bases: Box<[u64]>,
+    /// Buffers given to rocshmem_buffer_register: (address, length).
+    pub registered: std::sync::Mutex<Vec<(usize, usize)>>,
+}
+
+impl Runtime {
+    pub fn my_pe(&self) -> usize {
+        self.job.my_pe
+    }
+
+    pub fn n_pes(&self) -> usize {
+        self.job.n_pes
+    }
+
+    pub fn world(&self) -> Team {
+        Team { set: PeSet::world(self.n_pes()), slot: WORLD_SLOT, my_idx: self.my_pe() }
+    }
+
+    /// Checks a world PE number.
+    pub fn check_pe(&self, pe: i64) -> Result<usize> {
+        if pe < 0 || pe as usize >= self.n_pes() {
+            return Err(Error::InvalidPe { pe, n_pes: self.n_pes() });
+        }
+        Ok(pe as usize)
+    }
+}
+
+/// The runtime, if initialised.
+pub fn get() -> Result<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err(match phase() {
+            Phase::Finalizing | Phase::Finalized => Error::Finalized,
+            _ => Error::NotInitialized,
+        });
+    }
+    // SAFETY: the pointer is a leaked Box, freed only by finalize after it is unpublished.
+    Ok(unsafe { &*p })
+}
+
+/// Job identity the abort hook needs to sweep segment names (set right after the rendezvous).
+static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
+static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
+
+/// Called by the bootstrap watcher when a peer died or someone called global_exit: ends this
+/// process. If that happens before every PE mapped the heaps, segment names may remain: sweep.
+fn abort_hook() -> bootstrap::client::AbortHook {
+    Arc::new(|status, reason, is_error| {
+        if is_error {
+            log_error!("rocshmem", "{reason}; stopping this PE");
+        } else {
+            log_info!("rocshmem", "{reason}");
+        }
+        let tag = ABORT_TAG.load(Ordering::Relaxed);
+        let host = gpu::host::HostRuntime::new();
+        for pe in 0..ABORT_NPES.load(Ordering::Relaxed) as usize {
+            gpu::GpuRuntime::discard_segment_name(&host, &segment_name(tag, pe));
+        }
+        exit_now(status);
+    })
+}
+
+/// Flushes C and Rust stdio and ends the process immediately (other threads may be blocked).
+pub fn exit_now(status: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: fflush(NULL) flushes every C stream; _exit never returns.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(status)
+    }
+}
+
+/// `rocshmem_init*`: bootstrap, heap, teams, contexts.
+pub fn init(method: Method) -> Result<&'static Runtime> {
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Uninit as u8, Phase::Initializing as u8, Ordering::AcqRel, Ordering::Acquire)
+    {
+        return Err(match cur {
+            x if x == Phase::Finalized as u8 || x == Phase::Finalizing as u8 => {
+                Error::invalid("rocshmem_init after rocshmem_finalize is not supported (OpenSHMEM allows one init per process)")
+            }
+            _ => Error::AlreadyInitialized,
+        });
+    }
+    match build(method) {
+        Ok(rt) => {
+            let p = Box::into_raw(Box::new(rt));
+            RUNTIME.store(p, Ordering::Release);
+            PHASE.store(Phase::Ready as u8, Ordering::Release);
+            // SAFETY: just published.
+            Ok(unsafe { &*p })
+        }
+        Err(e) => {
+            PHASE.store(Phase::Uninit as u8, Ordering::Release);
+            Err(e)
+        }
+    }
+}
+
+fn build(method: Method) -> Result<Runtime> {
+    let cfg = Config::from_env()?;
+    let backend = cfg.backend.trim().to_ascii_lowercase();
+    if !backend.is_empty() && !backend.contains("ipc") {
+        return Err(Error::Unsupported(format!(
+            "ROCSHMEM_BACKEND={backend}: this build provides the IPC backend only (RO and GDA are on the roadmap)"
+        )));
+    }
+    let max_teams = usize::try_from(cfg.max_num_teams).ok().filter(|n| (2..=4096).contains(n)).ok_or_else(|| {
+        Error::invalid(format!("ROCSHMEM_MAX_NUM_TEAMS={} must be between 2 and 4096", cfg.max_num_teams))
+    })?;
+    let host_ctxs = usize::try_from(cfg.max_num_host_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
+        Error::invalid(format!("ROCSHMEM_MAX_NUM_HOST_CONTEXTS={} must be between 0 and 65536", cfg.max_num_host_contexts))
+    })?;
+
+    let job = bootstrap::start(method, &cfg, abort_hook())?;
+    crate::log::set_pe(job.my_pe as i32);
+    ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
+    ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
+    let (me, n) = (job.my_pe, job.n_pes);
+
+    // The host platform maps every peer's heap: all PEs must share a node.
+    let my_host = &job.infos[me].host_id;
+    if let Some((pe, other)) = job.infos.iter().enumerate().find(|(_, i)| &i.host_id != my_host) {
+        return Err(Error::Unsupported(format!(
+            "PE {pe} runs on '{}' and PE {me} on '{my_host}': the IPC backend needs every PE on one node \
+             (multi-node runs need the RO backend, not built yet)",
+            other.host_id
+        )));
+    }
+
+    let gpu = gpu::open()?;
+    let slots = max_teams + 1;
+    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64));
+    let seg_len = SymmetricHeap::segment_len(&control, cfg.heap_size)
+        .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
+    if me == 0 {
+        if let Some(free) = gpu::host::shm_free_bytes() {
+            let need = seg_len as u64 * n as u64;
+            if need > free {
+                log_warn!(
+                    "rocshmem_init",
+                    "the {n} PE heaps ({} MiB each) exceed the {} MiB free in /dev/shm; touching more than that \
+                     faults (SIGBUS): lower ROCSHMEM_HEAP_SIZE or enlarge /dev/shm",
+                    seg_len >> 20,
+                    free >> 20
+                );
+            }
+        }
+    }
+
+    // Create ours; tell everyone whether it worked, so all PEs fail together, not one by one.
+    let own = gpu.create_segment(&segment_name(job.job_tag, me), seg_len);
+    // Each PE's payload: its heap size (must be equal everywhere) and its segment handle.
+    let payload = own.as_ref().map(|s| [&(cfg.heap_size as u64).to_be_bytes()[..], &s.handle].concat()).map_err(Error::clone);
+    let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
+    if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p[..8] != parts[me][..8]) {
+        let theirs = u64::from_be_bytes(p[..8].try_into().unwrap());
+        return Err(Error::invalid(format!(
+            "ROCSHMEM_HEAP_SIZE differs between PEs (PE {pe}: {theirs}, PE {me}: {}); set the same value on every PE",
+            cfg.heap_size
+        )));
+    }
+    let handles: Vec<Vec<u8>> = parts.into_iter().map(|p| p[8..].to_vec()).collect();
+    let own = own?;
+    let mut segments: Vec<Option<Segment>> = (0..n).map(|_| None).collect();
+    let mut failure = None;
+    for (pe, h) in handles.iter().enumerate() {
+        if pe == me {
+            continue;
+        }
+        match gpu.open_peer_segment(h, seg_len) {
+            Ok(s) => segments[pe] = Some(s),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
+    segments[me] = Some(own);
+    let segments: Vec<Segment> = segments.into_iter().map(Option::unwrap).collect();
+    // Everyone has mapped everyone: the names can go.
+    gpu.seal_segment(&segments[me])?;
+
+    let heap = SymmetricHeap::new(me, segments, control, cfg.heap_size);
+    let sync = SyncState::new(slots, n);
+    let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
+    let shared = shared_team(&job);
+    let teams = TeamTable::new(max_teams, world, shared);
+    let ctxs = CtxTable::new(host_ctxs, teams.handle(WORLD_SLOT).cast());
+    let mut heap_bases: Box<[u64]> = (0..n).map(|p| heap.user_base(p) as u64 - heap.control.len as u64).collect();
+    let device_state = Box::new(rocshmem_device_state {
+        abi_version: ROCSHMEM_DEVICE_ABI_VERSION,
+        platform: 0,
+        my_pe: me as i32,
+        n_pes: n as i32,
+        control_len: heap.control.len as u64,
+        heap_size: cfg.heap_size as u64,
+        heap_bases: heap_bases.as_mut_ptr(),
+        teams: teams.entries_ptr(),
+        max_teams: max_teams as i32,
+        max_ctxs: ctxs.len() as i32,
+        ctxs: ctxs.entries_ptr(),
+    });
+    // Nobody touches a peer's control region before its owner initialised it.
+    job.barrier()?;
+    log_info!("rocshmem_init", "PE {me} of {n} ready ({}, {}, heap {} MiB)", job.how, gpu.describe(), cfg.heap_size >> 20);
+    Ok(Runtime {
+        cfg,
+        job,
+        gpu,
+        heap,
+        sync,
+        teams,
+        ctxs,
+        stats: Stats::default(),
+        device_state,
+        _heap_bases: heap_bases,
+        registered: std::sync::Mutex::new(Vec::new()),
+    })
+}
+
+/// All-gathers "ok + payload" or "failed + reason"; if any PE failed, every PE returns the
+/// first failure, naming the PE.
+fn exchange_status(job: &Job, mine: Result<Vec<u8>>, step: &str) -> Result<Vec<Vec<u8>>> {
+    let msg = match &mine {
+        Ok(payload) => [&[0u8][..], payload].concat(),
+        Err(e) => [&[1u8][..], e.to_string().as_bytes()].concat(),
+    };
+    let parts = job.allgather(&msg)?;
+    if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
+        if let Err(e) = mine {
+            return Err(e);
+        }
+        return Err(Error::Bootstrap(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
+    }
+    Ok(parts.into_iter().map(|mut p| p.split_off(1)).collect())
+}
+
+/// ROCSHMEM_TEAM_SHARED: the PEs on this PE's node, when they form a strided set; otherwise
+/// (an unusual placement) just this PE.
+fn shared_team(job: &Job) -> Team {
+    let me = job.my_pe;
+    let host = &job.infos[me].host_id;
+    let local: Vec<usize> = (0..job.n_pes).filter(|p| &job.infos[*p].host_id == host).collect();
+    let stride = if local.len() > 1 { local[1] - local[0] } else { 1 };
+    let strided = local.windows(2).all(|w| w[1] - w[0] == stride);
+    let set = if strided { PeSet { start: local[0], stride, size: local.len() } } else { PeSet { start: me, stride: 1, size: 1 } };
+    Team { set, slot: SHARED_SLOT, my_idx: set.index_of(me).unwrap_or(0) }
+}
+
+/// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
+pub fn finalize() -> Result<()> {
+    let rt = get()?;
+    PHASE.store(Phase::Finalizing as u8, Ordering::Release);
+    std::sync::atomic::fence(Ordering::SeqCst);
+    rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
+    let r = rt.job.finalize();
+    let p = RUNTIME.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    // SAFETY: `p` was leaked by init and is no longer reachable through RUNTIME.
+    drop(unsafe { Box::from_raw(p) });
+    PHASE.store(Phase::Finalized as u8, Ordering::Release);
+    r
+}
+
+/// `rocshmem_global_exit`: end every PE with `status`.
+pub fn global_exit(status: i32) -> ! {
+    if let Ok(rt) = get() {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+        rt.job.global_exit(status);
+    }
+    exit_now(status)
+}

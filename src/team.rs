@@ -1,0 +1,208 @@
+//! Teams: the table of team slots, creation by split, translation, destruction.
+//!
+//! Slot 0 is ROCSHMEM_TEAM_WORLD, slot 1 ROCSHMEM_TEAM_SHARED; the rest are handed out by
+//! splits. A new team's slot is agreed on by all PEs of the parent (AND of their free-slot
+//! masks), so every member uses the same slot, and with it the same synchronisation counters.
+
+use crate::device_abi::{ROCSHMEM_TEAM_MAGIC, rocshmem_team_device};
+use crate::error::{Error, Result};
+use crate::heap::SymmetricHeap;
+use crate::sync::{PeSet, SyncState};
+use std::cell::UnsafeCell;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+
+pub const WORLD_SLOT: usize = 0;
+pub const SHARED_SLOT: usize = 1;
+
+/// A team as the core sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Team {
+    pub set: PeSet,
+    pub slot: usize,
+    /// This PE's index in the team.
+    pub my_idx: usize,
+}
+
+impl Team {
+    /// World PE of team member `idx`, checked.
+    pub fn world_pe(&self, idx: i64) -> Result<usize> {
+        if idx < 0 || idx as usize >= self.set.size {
+            return Err(Error::InvalidPe { pe: idx, n_pes: self.set.size });
+        }
+        Ok(self.set.pe(idx as usize))
+    }
+}
+
+pub struct TeamTable {
+    /// Device-visible entries; team handles point here. Written only under `live`'s lock.
+    entries: Box<[UnsafeCell<rocshmem_team_device>]>,
+    live: Mutex<Vec<Option<Team>>>,
+    /// Slot index used by active-set collectives (one past the team slots).
+    pub active_set_slot: usize,
+}
+
+// SAFETY: entries are written only while holding `live`, before their handle is published, and
+// cleared on destroy; readers go through `live`.
+unsafe impl Sync for TeamTable {}
+unsafe impl Send for TeamTable {}
+
+impl TeamTable {
+    pub fn new(max_teams: usize, world: Team, shared: Team) -> TeamTable {
+        let entries: Box<[UnsafeCell<rocshmem_team_device>]> =
+            (0..max_teams).map(|_| UnsafeCell::new(rocshmem_team_device::default())).collect();
+        let t = TeamTable { entries, live: Mutex::new(vec![None; max_teams]), active_set_slot: max_teams };
+        t.install(world);
+        t.install(shared);
+        t
+    }
+
+    pub fn max(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn install(&self, team: Team) {
+        let mut live = self.live.lock().unwrap();
+        // SAFETY: we hold the lock and the slot is free.
+        unsafe {
+            *self.entries[team.slot].get() = rocshmem_team_device {
+                magic: ROCSHMEM_TEAM_MAGIC,
+                slot: team.slot as i32,
+                my_pe: team.my_idx as i32,
+                n_pes: team.set.size as i32,
+                start: team.set.start as i32,
+                stride: team.set.stride as i32,
+                reserved: [0; 2],
+            };
+        }
+        live[team.slot] = Some(team);
+    }
+
+    /// The handle users see for the team in `slot`.
+    pub fn handle(&self, slot: usize) -> *mut u64 {
+        self.entries[slot].get().cast()
+    }
+
+    pub fn entries_ptr(&self) -> *mut rocshmem_team_device {
+        self.entries.as_ptr() as *mut rocshmem_team_device
+    }
+
+    /// The team behind a handle, or an error if the handle is not a live team of ours.
+    pub fn get(&self, handle: *const u64) -> Result<Team> {
+        let base = self.entries.as_ptr() as usize;
+        let sz = std::mem::size_of::<rocshmem_team_device>();
+        let a = handle as usize;
+        if handle.is_null() {
+            return Err(Error::BadHandle("team (ROCSHMEM_TEAM_INVALID)"));
+        }
+        if a < base || (a - base) % sz != 0 || (a - base) / sz >= self.entries.len() {
+            return Err(Error::BadHandle("team"));
+        }
+        self.live.lock().unwrap()[(a - base) / sz].ok_or(Error::BadHandle("team"))
+    }
+
+    fn free_mask(&self, words: usize) -> Vec<u64> {
+        let live = self.live.lock().unwrap();
+        let mut m = vec![0u64; words];
+        for (slot, t) in live.iter().enumerate() {
+            if t.is_none() {
+                m[slot / 64] |= 1 << (slot % 64);
+            }
+        }
+        m
+    }
+
+    /// Collective over `parent`: creates the team of parent members `start + k*stride`,
+    /// `k < size`. Returns the new team for members and None for the other parent PEs.
+    pub fn split_strided(
+        &self,
+        heap: &SymmetricHeap,
+        sync: &SyncState,
+        parent: Team,
+        start: i32,
+        stride: i32,
+        size: i32,
+    ) -> Result<Option<Team>> {
+        let psize = parent.set.size as i64;
+        let (start, stride, size) = (start as i64, stride as i64, size as i64);
+        if start < 0 || size < 1 || stride < 1 || start + (size - 1) * stride >= psize {
+            return Err(Error::invalid(format!(
+                "split start={start}, stride={stride}, size={size} does not fit a parent team of {psize} PEs"
+            )));
+        }
+        let set = PeSet {
+            start: parent.set.pe(start as usize),
+            stride: parent.set.stride * stride as usize,
+            size: size as usize,
+        };
+        // Agree on a slot: every parent PE publishes its free mask, then reads everyone's.
+        let words = heap.control.exchange_words;
+        let mine = self.free_mask(words);
+        let me = heap.control(heap.my_pe);
+        for (w, v) in mine.iter().enumerate() {
+            me.exchange(parent.slot, w).store(*v, Ordering::Relaxed);
+        }
+        sync.barrier(heap, parent.set, parent.slot)?;
+        let mut agreed = mine;
+        for i in 0..parent.set.size {
+            let peer = heap.control(parent.set.pe(i));
+            for (w, v) in agreed.iter_mut().enumerate() {
+                *v &= peer.exchange(parent.slot, w).load(Ordering::Relaxed);
+            }
+        }
+        // Nobody overwrites an exchange word before everyone has read it.
+        sync.barrier(heap, parent.set, parent.slot)?;
+        let slot = (0..self.max()).find(|s| agreed[s / 64] & (1 << (s % 64)) != 0);
+        let Some(slot) = slot else {
+            return Err(Error::TeamsExhausted { max: self.max() });
+        };
+        match set.index_of(heap.my_pe) {
+            Some(my_idx) => {
+                let team = Team { set, slot, my_idx };
+                self.install(team);
+                Ok(Some(team))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Collective over the team: synchronise, then free its slot. WORLD and SHARED are kept.
+    pub fn destroy(&self, heap: &SymmetricHeap, sync: &SyncState, team: Team) -> Result<()> {
+        if team.slot == WORLD_SLOT || team.slot == SHARED_SLOT {
+            return Ok(());
+        }
+        sync.barrier(heap, team.set, team.slot)?;
+        let mut live = self.live.lock().unwrap();
+        live[team.slot] = None;
+        // SAFETY: under the lock; the handle is dead from now on.
+        unsafe { *self.entries[team.slot].get() = rocshmem_team_device::default() };
+        Ok(())
+    }
+}
+
+/// PE `src_pe` of `src` as a PE of `dst`, or None if it is not a member of both.
+pub fn translate(src: &Team, src_pe: i64, dst: &Team) -> Option<usize> {
+    if src_pe < 0 || src_pe as usize >= src.set.size {
+        return None;
+    }
+    dst.set.index_of(src.set.pe(src_pe as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translation_between_strided_teams() {
+        let world = Team { set: PeSet::world(8), slot: 0, my_idx: 0 };
+        let evens = Team { set: PeSet { start: 0, stride: 2, size: 4 }, slot: 2, my_idx: 0 };
+        let odds = Team { set: PeSet { start: 1, stride: 2, size: 4 }, slot: 3, my_idx: 0 };
+        assert_eq!(translate(&evens, 3, &world), Some(6));
+        assert_eq!(translate(&world, 6, &evens), Some(3));
+        assert_eq!(translate(&world, 5, &evens), None);
+        assert_eq!(translate(&evens, 1, &odds), None);
+        assert_eq!(translate(&evens, 4, &world), None);
+        assert_eq!(translate(&evens, -1, &world), None);
+        assert!(evens.world_pe(4).is_err());
+    }
+}

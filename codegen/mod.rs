@@ -4,11 +4,12 @@
 
 pub mod emit;
 pub mod table;
+pub mod tests;
 
 /// Every generated file: (path relative to the crate root, contents).
 pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
     let vendor = format!("rocSHMEM-rs_v{}.{}.{}_IPC", version.0, version.1, version.2);
-    vec![
+    let mut files = vec![
         ("src/api/generated/consts.rs", emit::rust_consts(version, &vendor)),
         ("src/api/generated/rma.rs", emit::rust_module(&["RMA"], "rma")),
         ("src/api/generated/amo.rs", emit::rust_module(&["AMO"], "p2p")),
@@ -24,5 +25,14 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
         ("include/rocshmem/rocshmem_SIG_OP.hpp", emit::cxx_header("rocshmem_SIG_OP.hpp", "ROCSHMEM_SIG_OP_HPP", "Put-with-signal and signal operations: device-side only upstream; declared with the device library.")),
         ("include/rocshmem/rocshmem_RMA_X.hpp", emit::cxx_header("rocshmem_RMA_X.hpp", "ROCSHMEM_RMA_X_HPP", "Wave and work-group RMA: device-side only upstream; declared with the device library.")),
         ("src/cxx/gen_shim.cpp", emit::shim()),
-    ]
+        ("ctests/gen/typed_types.h", tests::types_header()),
+        ("ctests/gen/abi_link.cpp", tests::abi_cpp()),
+        ("ctests/gen/abi_link.c", tests::abi_c()),
+    ];
+    let programs = tests::programs();
+    tests::check_covered(&programs);
+    for (name, text) in programs {
+        files.push((Box::leak(format!("ctests/gen/{name}").into_boxed_str()), text));
+    }
+    files
 }

@@ -23,40 +23,39 @@ pub struct Ty {
     pub rust: &'static str,
     pub class: Class,
     pub size: usize,
-    pub signed: bool,
 }
 
-const fn t(name: &'static str, cxx: &'static str, rust: &'static str, class: Class, size: usize, signed: bool) -> Ty {
-    Ty { name, cxx, rust, class, size, signed }
+const fn t(name: &'static str, cxx: &'static str, rust: &'static str, class: Class, size: usize) -> Ty {
+    Ty { name, cxx, rust, class, size }
 }
 
 /// T25, in upstream's order.
 pub const TYPES: &[Ty] = &[
-    t("float", "float", "f32", Class::Float, 4, true),
-    t("double", "double", "f64", Class::Float, 8, true),
-    t("char", "char", "c_char", Class::Int, 1, true),
-    t("schar", "signed char", "c_schar", Class::Int, 1, true),
-    t("short", "short", "c_short", Class::Int, 2, true),
-    t("int", "int", "c_int", Class::Int, 4, true),
-    t("long", "long", "c_long", Class::Int, 8, true),
-    t("longlong", "long long", "c_longlong", Class::Int, 8, true),
-    t("uchar", "unsigned char", "c_uchar", Class::Int, 1, false),
-    t("ushort", "unsigned short", "c_ushort", Class::Int, 2, false),
-    t("uint", "unsigned int", "c_uint", Class::Int, 4, false),
-    t("ulong", "unsigned long", "c_ulong", Class::Int, 8, false),
-    t("ulonglong", "unsigned long long", "c_ulonglong", Class::Int, 8, false),
-    t("half", "__half", "Half", Class::F16, 2, true),
-    t("bfloat16", "__hip_bfloat16", "BFloat16", Class::F16, 2, true),
-    t("int8", "int8_t", "i8", Class::Int, 1, true),
-    t("int16", "int16_t", "i16", Class::Int, 2, true),
-    t("int32", "int32_t", "i32", Class::Int, 4, true),
-    t("int64", "int64_t", "i64", Class::Int, 8, true),
-    t("uint8", "uint8_t", "u8", Class::Int, 1, false),
-    t("uint16", "uint16_t", "u16", Class::Int, 2, false),
-    t("uint32", "uint32_t", "u32", Class::Int, 4, false),
-    t("uint64", "uint64_t", "u64", Class::Int, 8, false),
-    t("size", "size_t", "usize", Class::Int, 8, false),
-    t("ptrdiff", "ptrdiff_t", "isize", Class::Int, 8, true),
+    t("float", "float", "f32", Class::Float, 4),
+    t("double", "double", "f64", Class::Float, 8),
+    t("char", "char", "c_char", Class::Int, 1),
+    t("schar", "signed char", "c_schar", Class::Int, 1),
+    t("short", "short", "c_short", Class::Int, 2),
+    t("int", "int", "c_int", Class::Int, 4),
+    t("long", "long", "c_long", Class::Int, 8),
+    t("longlong", "long long", "c_longlong", Class::Int, 8),
+    t("uchar", "unsigned char", "c_uchar", Class::Int, 1),
+    t("ushort", "unsigned short", "c_ushort", Class::Int, 2),
+    t("uint", "unsigned int", "c_uint", Class::Int, 4),
+    t("ulong", "unsigned long", "c_ulong", Class::Int, 8),
+    t("ulonglong", "unsigned long long", "c_ulonglong", Class::Int, 8),
+    t("half", "__half", "Half", Class::F16, 2),
+    t("bfloat16", "__hip_bfloat16", "BFloat16", Class::F16, 2),
+    t("int8", "int8_t", "i8", Class::Int, 1),
+    t("int16", "int16_t", "i16", Class::Int, 2),
+    t("int32", "int32_t", "i32", Class::Int, 4),
+    t("int64", "int64_t", "i64", Class::Int, 8),
+    t("uint8", "uint8_t", "u8", Class::Int, 1),
+    t("uint16", "uint16_t", "u16", Class::Int, 2),
+    t("uint32", "uint32_t", "u32", Class::Int, 4),
+    t("uint64", "uint64_t", "u64", Class::Int, 8),
+    t("size", "size_t", "usize", Class::Int, 8),
+    t("ptrdiff", "ptrdiff_t", "isize", Class::Int, 8),
 ];
 
 pub fn ty(name: &str) -> &'static Ty {

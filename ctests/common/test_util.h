@@ -19,12 +19,18 @@
 #endif
 
 static int tu_failures = 0;
+/* This PE's number, read once (after rocshmem_finalize my_pe is no longer available). */
+static int tu_pe = -1;
+static inline int tu_me(void) {
+  if (tu_pe < 0) tu_pe = TU_MY_PE();
+  return tu_pe;
+}
 
 /* Records a failure (the test goes on, to report everything) with PE, file and line. */
 #define CHECK(cond, ...)                                                          \
   do {                                                                            \
     if (!(cond)) {                                                                \
-      fprintf(stderr, "FAIL PE %d %s:%d: %s: ", TU_MY_PE(), __FILE__, __LINE__, #cond); \
+      fprintf(stderr, "FAIL PE %d %s:%d: %s: ", tu_me(), __FILE__, __LINE__, #cond); \
       fprintf(stderr, __VA_ARGS__);                                               \
       fprintf(stderr, "\n");                                                      \
       tu_failures++;                                                              \
@@ -120,7 +126,7 @@ static inline uint16_t tu_float_to_bf16(float f) {
 /* Ends a test: a summary line, and the exit status ctest sees. */
 #define TEST_DONE(name)                                                               \
   do {                                                                                \
-    if (tu_failures) fprintf(stderr, "PE %d: %s: %d check(s) failed\n", TU_MY_PE(), name, tu_failures); \
+    if (tu_failures) fprintf(stderr, "PE %d: %s: %d check(s) failed\n", tu_pe, name, tu_failures); \
   } while (0)
 
 #endif

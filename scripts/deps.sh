@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs what building and testing need on Debian/Ubuntu, if it is missing. Used by demo.sh
+# and test.sh; safe to run again. Rust (cargo, edition 2024) must already be installed.
+set -eu
+
+need=""
+have() { command -v "$1" >/dev/null 2>&1; }
+pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+
+for p in build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev clang; do
+  if pkg_missing "$p"; then need="$need $p"; fi
+done
+
+if [ -n "$need" ]; then
+  echo "deps: installing$need"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -q --no-install-recommends $need
+fi
+
+if ! have cargo; then
+  echo "deps: cargo not found. Install Rust >= 1.85 (https://rustup.rs) and run this again." >&2
+  exit 1
+fi

@@ -88,8 +88,9 @@ fn main() {
 
     // 4. The shared library: SONAME, and export the C++ names next to Rust's C names (rustc's
     //    own version script lists only Rust symbols; GNU ld merges the two scripts).
+    //    ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
     let map = out.join("cxx_exports.map");
-    write_if_changed(&map, "{\n  global:\n    _ZN8rocshmem*;\n};\n");
+    write_if_changed(&map, "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n};\n");
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));
 }

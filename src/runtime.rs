@@ -139,22 +139,50 @@ pub fn get() -> Result<&'static Runtime> {
 static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
 static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
 
+/// An abort that arrived while `init` was still running: acted on when init succeeds (the peer
+/// is gone, so the job cannot go on), dropped when init fails (the caller gets the error).
+/// The lock also orders the hook against init's phase changes.
+static PENDING_ABORT: std::sync::Mutex<Option<(i32, String, bool)>> = std::sync::Mutex::new(None);
+
 /// Called by the bootstrap watcher when a peer died or someone called global_exit: ends this
 /// process. If that happens before every PE mapped the heaps, segment names may remain: sweep.
+/// During init it only records the abort (init then fails, or exits once it is done); after a
+/// failed init (phase Uninit) the old job is none of our business.
 fn abort_hook() -> bootstrap::client::AbortHook {
     Arc::new(|status, reason, is_error| {
-        if is_error {
-            log_error!("rocshmem", "{reason}; stopping this PE");
-        } else {
-            log_info!("rocshmem", "{reason}");
+        {
+            let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
+            match phase() {
+                Phase::Initializing => {
+                    pending.get_or_insert((status, reason, is_error));
+                    return;
+                }
+                Phase::Uninit => return,
+                _ => {}
+            }
         }
-        let tag = ABORT_TAG.load(Ordering::Relaxed);
-        let host = gpu::host::HostRuntime::new();
-        for pe in 0..ABORT_NPES.load(Ordering::Relaxed) as usize {
-            gpu::GpuRuntime::discard_segment_name(&host, &segment_name(tag, pe));
-        }
-        exit_now(status);
+        abort_now(status, &reason, is_error)
     })
+}
+
+/// Ends this PE because the job ended: says why, sweeps the job's heap names, exits.
+fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
+    if is_error {
+        log_error!("rocshmem", "{reason}; stopping this PE");
+    } else {
+        log_info!("rocshmem", "{reason}");
+    }
+    sweep_job_names();
+    exit_now(status)
+}
+
+/// Unlinks the heap names of every PE of the current job (those already unlinked are skipped).
+fn sweep_job_names() {
+    let tag = ABORT_TAG.load(Ordering::Relaxed);
+    let host = gpu::host::HostRuntime::new();
+    for pe in 0..ABORT_NPES.load(Ordering::Relaxed) as usize {
+        gpu::GpuRuntime::discard_segment_name(&host, &segment_name(tag, pe));
+    }
 }
 
 /// Flushes C and Rust stdio and ends the process immediately (other threads may be blocked).
@@ -181,16 +209,34 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
             _ => Error::AlreadyInitialized,
         });
     }
+    ABORT_NPES.store(0, Ordering::Relaxed);
     match build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
             RUNTIME.store(p, Ordering::Release);
-            PHASE.store(Phase::Ready as u8, Ordering::Release);
+            let pending = {
+                let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
+                PHASE.store(Phase::Ready as u8, Ordering::Release);
+                pending.take()
+            };
+            if let Some((status, reason, is_error)) = pending {
+                // A peer died (or called global_exit) after the last init exchange: going on
+                // would wait for it forever.
+                abort_now(status, &reason, is_error);
+            }
             // SAFETY: just published.
             Ok(unsafe { &*p })
         }
         Err(e) => {
+            let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
             PHASE.store(Phase::Uninit as u8, Ordering::Release);
+            *pending = None;
+            crate::log::set_pe(-1);
+            // Every PE of a job whose init failed fails too (they fail together, or a peer died):
+            // nobody will map this job's heaps, so sweep every name of the job, also those of a
+            // peer that was killed before it could unlink its own.
+            sweep_job_names();
+            ABORT_NPES.store(0, Ordering::Relaxed);
             Err(e)
         }
     }
@@ -227,6 +273,8 @@ fn build(method: Method) -> Result<Runtime> {
         )));
     }
 
+    // Spin in waits only if this node's PEs fit its CPUs.
+    crate::sync::set_spin(job.infos.iter().filter(|i| i.host_id == job.infos[me].host_id).count());
     let gpu = gpu::open()?;
     let slots = max_teams + 1;
     let control = ControlLayout::new(slots, n, max_teams.div_ceil(64));
@@ -249,6 +297,9 @@ fn build(method: Method) -> Result<Runtime> {
 
     // Create ours; tell everyone whether it worked, so all PEs fail together, not one by one.
     let own = gpu.create_segment(&segment_name(job.job_tag, me), seg_len);
+    // Until it is sealed, a failed init must not leave our segment's name behind (no launcher
+    // sweeps after unique-id or MPI init).
+    let name_guard = NameGuard { gpu: gpu.as_ref(), name: own.is_ok().then(|| segment_name(job.job_tag, me)) };
     // Each PE's payload: its heap size (must be equal everywhere) and its segment handle.
     let payload = own.as_ref().map(|s| [&(cfg.heap_size as u64).to_be_bytes()[..], &s.handle].concat()).map_err(Error::clone);
     let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
@@ -280,8 +331,9 @@ fn build(method: Method) -> Result<Runtime> {
     let segments: Vec<Segment> = segments.into_iter().map(Option::unwrap).collect();
     // Everyone has mapped everyone: the names can go.
     gpu.seal_segment(&segments[me])?;
+    std::mem::forget(name_guard);
 
-    let heap = SymmetricHeap::new(me, segments, control, cfg.heap_size);
+    let mut heap = SymmetricHeap::new(me, segments, control, cfg.heap_size);
     let sync = SyncState::new(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(&job);
@@ -301,8 +353,13 @@ fn build(method: Method) -> Result<Runtime> {
         max_ctxs: ctxs.len() as i32,
         ctxs: ctxs.entries_ptr(),
     });
-    // Nobody touches a peer's control region before its owner initialised it.
-    job.barrier()?;
+    // Every PE's own heap base, so that rocshmem_align gives addresses aligned on every PE
+    // (the mappings are only page aligned, and each process places them where it can). This
+    // all-gather is also the barrier after which peers may touch our control region.
+    let bases = job.allgather(&(heap.user_base(me) as u64).to_be_bytes())?;
+    let bases: Vec<usize> =
+        bases.iter().map(|b| b.as_slice().try_into().map(|b| u64::from_be_bytes(b) as usize).unwrap_or(0)).collect();
+    heap.common_align = crate::heap::common_alignment(&bases);
     log_info!("rocshmem_init", "PE {me} of {n} ready ({}, {}, heap {} MiB)", job.how, gpu.describe(), cfg.heap_size >> 20);
     Ok(Runtime {
         cfg,
@@ -317,6 +374,20 @@ fn build(method: Method) -> Result<Runtime> {
         _heap_bases: heap_bases,
         registered: std::sync::Mutex::new(Vec::new()),
     })
+}
+
+/// Unlinks a segment name when dropped (init failed before the name was sealed).
+struct NameGuard<'a> {
+    gpu: &'a dyn GpuRuntime,
+    name: Option<String>,
+}
+
+impl Drop for NameGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = &self.name {
+            self.gpu.discard_segment_name(name);
+        }
+    }
 }
 
 /// All-gathers "ok + payload" or "failed + reason"; if any PE failed, every PE returns the

@@ -13,9 +13,19 @@ use crate::heap::{ControlHeader, SymmetricHeap};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::time::{Duration, Instant};
 
-/// How long to spin before yielding, and to yield before sleeping.
+/// How long to spin before yielding when every PE of the node has a CPU of its own, and to
+/// yield before sleeping. With more PEs than CPUs a spinning PE holds the core the PE it waits
+/// for needs, so waits go straight to yielding (see `set_spin`).
 const SPIN_FOR: Duration = Duration::from_micros(20);
 const YIELD_FOR: Duration = Duration::from_micros(200);
+static SPIN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Chooses the wait policy for `local_pes` PEs on this node: spin only if they fit the CPUs
+/// this process may run on.
+pub fn set_spin(local_pes: usize) {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    SPIN.store(local_pes <= cpus, Ordering::Relaxed);
+}
 /// Upper bound on one sleep: conditions changed without a doorbell (a plain store by another
 /// thread, a store through rocshmem_ptr) are noticed within this time.
 const SLEEP_MAX: Duration = Duration::from_millis(1);
@@ -35,11 +45,14 @@ fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// Tells the PE owning `target` that its memory changed (after the change is stored).
+/// Tells the PE owning `target` that its memory changed (after the change is stored). Only the
+/// first writer of a sleep period pays for the wake-up (`rung`); the others see it set. The
+/// swap on `rung` orders this writer's stores before the sleeper's next check, which clears
+/// `rung` with a swap too.
 #[inline]
 pub fn ring(target: &ControlHeader) {
     fence(Ordering::SeqCst);
-    if target.sleepers.load(Ordering::Relaxed) > 0 {
+    if target.sleepers.load(Ordering::Relaxed) > 0 && target.rung.swap(1, Ordering::SeqCst) == 0 {
         target.doorbell.fetch_add(1, Ordering::SeqCst);
         futex_wake_all(&target.doorbell);
     }
@@ -51,16 +64,17 @@ pub fn wait_until(me: &ControlHeader, mut ready: impl FnMut() -> bool) {
         return;
     }
     let start = Instant::now();
+    let spin_for = if SPIN.load(Ordering::Relaxed) { SPIN_FOR } else { Duration::ZERO };
     let mut spins = 0u32;
     loop {
-        std::hint::spin_loop();
         if ready() {
             return;
         }
         spins += 1;
-        if spins % 64 == 0 && start.elapsed() > SPIN_FOR {
+        if spins % 64 == 0 && start.elapsed() >= spin_for {
             break;
         }
+        std::hint::spin_loop();
     }
     while start.elapsed() < YIELD_FOR {
         std::thread::yield_now();
@@ -71,6 +85,8 @@ pub fn wait_until(me: &ControlHeader, mut ready: impl FnMut() -> bool) {
     let mut sleep = Duration::from_micros(50);
     loop {
         me.sleepers.fetch_add(1, Ordering::SeqCst);
+        // A new sleep period: the next writer must ring again.
+        me.rung.swap(0, Ordering::SeqCst);
         let seen = me.doorbell.load(Ordering::SeqCst);
         if ready() {
             me.sleepers.fetch_sub(1, Ordering::SeqCst);

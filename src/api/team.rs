@@ -77,18 +77,37 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
         let xrange = xrange.min(psize);
         let rows = (psize + xrange - 1) / xrange;
         // Every parent PE takes part in every split; each keeps the one it belongs to.
-        for row in 0..rows {
-            let h = split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange))?;
-            if !h.is_null() {
-                set_out(xteam, h);
+        let (mut x, mut y) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let mut made = || -> Result<()> {
+            for row in 0..rows {
+                let h = split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange))?;
+                if !h.is_null() {
+                    x = h;
+                }
             }
-        }
-        for col in 0..xrange {
-            let h = split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange)?;
-            if !h.is_null() {
-                set_out(yteam, h);
+            for col in 0..xrange {
+                let h = split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange)?;
+                if !h.is_null() {
+                    y = h;
+                }
             }
+            Ok(())
+        };
+        if let Err(e) = made() {
+            // A split failed on every parent PE alike (e.g. no team slot left): undo the teams
+            // made so far (collective over their members, who all take this path), so that the
+            // caller gets INVALID for both and no slot leaks.
+            for h in [y, x] {
+                if !h.is_null() {
+                    if let Ok(t) = team_of(rt, h) {
+                        let _ = rt.teams.destroy(&rt.heap, &rt.sync, t);
+                    }
+                }
+            }
+            return Err(e);
         }
+        set_out(xteam, x);
+        set_out(yteam, y);
         Ok(())
     })
 }

@@ -26,6 +26,9 @@ pub struct HubClient {
     replies: Mutex<Receiver<Msg>>,
     seq: AtomicU64,
     leaving: Arc<AtomicBool>,
+    /// Why the watcher stopped (an abort from the hub, or the hub vanished), for the error of a
+    /// call that was waiting for a reply (during init the abort hook does not end the process).
+    ended: Arc<Mutex<Option<String>>>,
 }
 
 impl HubClient {
@@ -63,9 +66,11 @@ impl HubClient {
         let (tx, rx) = channel();
         let leaving = Arc::new(AtomicBool::new(false));
         let l2 = leaving.clone();
+        let ended = Arc::new(Mutex::new(None));
+        let e2 = ended.clone();
         std::thread::Builder::new()
             .name("rocshmem-watch".into())
-            .spawn(move || watch(reader, tx, l2, on_abort))
+            .spawn(move || watch(reader, tx, l2, e2, on_abort))
             .map_err(|e| Error::io("bootstrap: starting the watcher thread", e))?;
         Ok(HubClient {
             rank,
@@ -75,7 +80,16 @@ impl HubClient {
             replies: Mutex::new(rx),
             seq: AtomicU64::new(0),
             leaving,
+            ended,
         })
+    }
+
+    /// The error for a reply that will never come.
+    fn lost(&self, during: &str) -> Error {
+        match self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            Some(reason) => Error::Bootstrap(reason),
+            None => Error::Bootstrap(format!("lost the rendezvous connection{during}")),
+        }
     }
 
     fn send(&self, msg: Msg) -> Result<()> {
@@ -92,7 +106,7 @@ impl HubClient {
         match replies.recv() {
             Ok(Msg::Gathered { seq: s, parts }) if s == seq && parts.len() == self.nranks => Ok(parts),
             Ok(other) => Err(Error::Bootstrap(format!("unexpected bootstrap reply {other:?}"))),
-            Err(_) => Err(Error::Bootstrap("lost the rendezvous connection".into())),
+            Err(_) => Err(self.lost("")),
         }
     }
 
@@ -108,7 +122,7 @@ impl HubClient {
         match replies.recv() {
             Ok(Msg::Bye) => Ok(()),
             Ok(other) => Err(Error::Bootstrap(format!("unexpected reply to finalize: {other:?}"))),
-            Err(_) => Err(Error::Bootstrap("lost the rendezvous during finalize".into())),
+            Err(_) => Err(self.lost(" during finalize")),
         }
     }
 
@@ -149,13 +163,25 @@ fn connect_until(addr: std::net::SocketAddr, deadline: Instant) -> Result<TcpStr
     )))
 }
 
-fn watch(mut stream: TcpStream, replies: Sender<Msg>, leaving: Arc<AtomicBool>, on_abort: AbortHook) {
+fn watch(
+    mut stream: TcpStream,
+    replies: Sender<Msg>,
+    leaving: Arc<AtomicBool>,
+    ended: Arc<Mutex<Option<String>>>,
+    on_abort: AbortHook,
+) {
+    let record = |reason: &str| {
+        ended.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(|| reason.to_string());
+    };
     loop {
         match Msg::read_from(&mut stream) {
             Ok(Some(Msg::Abort { status, pe, reason })) => {
                 // A global_exit is the user's own request: not an error to print.
                 let is_error = !reason.contains("rocshmem_global_exit");
                 let _ = pe;
+                record(&reason);
+                // Returns only during init; then dropping `replies` fails the waiting call with
+                // `ended` as its reason.
                 on_abort(status, reason, is_error);
                 return;
             }
@@ -167,12 +193,16 @@ fn watch(mut stream: TcpStream, replies: Sender<Msg>, leaving: Arc<AtomicBool>, 
                 }
             }
             Ok(Some(other)) => {
-                on_abort(1, format!("unexpected message from the rendezvous: {other:?}"), true);
+                let reason = format!("unexpected message from the rendezvous: {other:?}");
+                record(&reason);
+                on_abort(1, reason, true);
                 return;
             }
             Ok(None) | Err(_) => {
+                let reason = "lost the connection to the rendezvous (the PE or launcher hosting it exited)";
+                record(reason);
                 if !leaving.load(Ordering::SeqCst) {
-                    on_abort(1, "lost the connection to the rendezvous (the PE or launcher hosting it exited)".into(), true);
+                    on_abort(1, reason.into(), true);
                 }
                 return;
             }

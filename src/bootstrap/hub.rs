@@ -14,6 +14,9 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// How long the hub waits after a PE disconnected before it tells the others (see `serve`).
+const DISCONNECT_GRACE: Duration = Duration::from_millis(250);
+
 /// Handle on a running hub.
 #[derive(Clone)]
 pub struct Hub {
@@ -232,6 +235,15 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream) {
                 return;
             }
             Ok(None) | Err(_) => {
+                if !st.finalized[rank] && !st.over {
+                    // Give a launcher hosting this hub (rocshmem-run) time to see the PE's own
+                    // exit status first and end the job with it: otherwise the others, told at
+                    // once, may exit before it is reaped, and the job's status would be theirs
+                    // (1), not the dead PE's.
+                    drop(st);
+                    std::thread::sleep(DISCONNECT_GRACE);
+                    st = shared.state.lock().unwrap();
+                }
                 if !st.finalized[rank] {
                     let reason = if st.welcomed {
                         format!("PE {rank} disconnected (exited or was killed) before rocshmem_finalize")

@@ -37,11 +37,20 @@ impl Allocator {
 
     /// Offset of a new block of `len` bytes aligned to `align` (a power of two), or None.
     pub fn alloc(&mut self, len: usize, align: usize) -> Option<usize> {
+        self.alloc_shifted(len, align, 0)
+    }
+
+    /// Like `alloc`, but `offset + shift` is what must be a multiple of `align`: `shift` is the
+    /// heap base's remainder modulo `align`, so that the address is aligned, not just the
+    /// offset. `shift` must be a multiple of MIN_ALIGN (heap bases are page aligned).
+    pub fn alloc_shifted(&mut self, len: usize, align: usize, shift: usize) -> Option<usize> {
         debug_assert!(align.is_power_of_two());
         let align = align.max(MIN_ALIGN);
+        let shift = shift % align;
+        debug_assert!(shift % MIN_ALIGN == 0);
         let len = align_up(len.max(1), MIN_ALIGN)?;
         let (block_off, block_len, start) = self.free.iter().find_map(|(&o, &l)| {
-            let start = align_up(o, align)?;
+            let start = align_up(o.checked_add(shift)?, align)? - shift;
             let end = start.checked_add(len)?;
             (end <= o + l).then_some((o, l, start))
         })?;
@@ -132,6 +141,18 @@ mod tests {
         check_invariants(&a);
         assert_eq!(a.largest_free(), 1 << 20);
         assert_eq!(a.live_blocks(), 0);
+    }
+
+    #[test]
+    fn shifted_alignment_aligns_base_plus_offset() {
+        let mut a = Allocator::new(1 << 24);
+        let base = 0x7f00_0001_d000usize; // page aligned, not 64 KiB aligned
+        a.alloc(100, 8).unwrap();
+        for align in [8192usize, 65536, 1 << 20] {
+            let o = a.alloc_shifted(1000, align, base % align).unwrap();
+            assert_eq!((base + o) % align, 0, "align {align}");
+        }
+        check_invariants(&a);
     }
 
     #[test]

@@ -24,7 +24,10 @@ pub struct ControlHeader {
     pub doorbell: AtomicU32,
     /// Threads of this PE sleeping on `doorbell`.
     pub sleepers: AtomicU32,
-    _pad1: [u32; 14],
+    /// 1 once a writer rang for the current sleep period: later writers need not ring again
+    /// (a sleeper clears it before each sleep).
+    pub rung: AtomicU32,
+    _pad1: [u32; 13],
 }
 
 /// Where things are inside one PE's control region. Every PE computes the same layout from
@@ -93,7 +96,22 @@ pub struct SymmetricHeap {
     pub control: ControlLayout,
     /// Bytes for user allocations (ROCSHMEM_HEAP_SIZE).
     pub user_len: usize,
+    /// The largest power of two A such that every PE's user heap base has the same remainder
+    /// modulo A (agreed at init): alignments up to A can be honoured on every PE at once.
+    pub common_align: usize,
     alloc: Mutex<Allocator>,
+}
+
+/// Every heap base is page aligned, whatever the mapping.
+pub(crate) const PAGE_ALIGN: usize = 4096;
+
+/// The largest power of two (from 4 KiB to 1 GiB) modulo which all `bases` are congruent.
+pub fn common_alignment(bases: &[usize]) -> usize {
+    let mut a = 1usize << 30;
+    while a > PAGE_ALIGN && bases.iter().any(|b| b % a != bases[0] % a) {
+        a >>= 1;
+    }
+    a
 }
 
 impl SymmetricHeap {
@@ -104,7 +122,15 @@ impl SymmetricHeap {
     /// `segments[p]` is PE p's segment as mapped here; ours was created by this PE.
     pub fn new(my_pe: usize, segments: Vec<Segment>, control: ControlLayout, user_len: usize) -> SymmetricHeap {
         let n_pes = segments.len();
-        let heap = SymmetricHeap { my_pe, n_pes, segments, control, user_len, alloc: Mutex::new(Allocator::new(user_len)) };
+        let heap = SymmetricHeap {
+            my_pe,
+            n_pes,
+            segments,
+            control,
+            user_len,
+            common_align: PAGE_ALIGN,
+            alloc: Mutex::new(Allocator::new(user_len)),
+        };
         heap.control(my_pe).header().magic.store(CONTROL_MAGIC, std::sync::atomic::Ordering::Relaxed);
         heap
     }
@@ -136,9 +162,18 @@ impl SymmetricHeap {
         Ok((self.user_base(pe) + off) as *mut u8)
     }
 
+    /// A block of `len` bytes whose address is a multiple of `align` on every PE.
     pub fn alloc(&self, len: usize, align: usize) -> Result<*mut u8> {
+        if align > self.common_align {
+            return Err(Error::invalid(format!(
+                "alignment={align} cannot be honoured on every PE: the PEs' heaps are mapped with a common \
+                 alignment of {} bytes",
+                self.common_align
+            )));
+        }
+        let base = self.user_base(self.my_pe);
         let mut a = self.alloc.lock().unwrap();
-        match a.alloc(len, align) {
+        match a.alloc_shifted(len, align, base % align.max(alloc::MIN_ALIGN)) {
             Some(off) => Ok((self.user_base(self.my_pe) + off) as *mut u8),
             None => Err(Error::HeapExhausted { requested: len, largest_free: a.largest_free(), heap_size: a.size() }),
         }

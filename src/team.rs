@@ -135,35 +135,36 @@ impl TeamTable {
             stride: parent.set.stride * stride as usize,
             size: size as usize,
         };
-        // Agree on a slot: every parent PE publishes its free mask, then reads everyone's.
+        // Only the members need to agree on a slot: they publish their free masks, then read
+        // each other's, synchronising among themselves on the parent's slot. Every parent PE
+        // makes the same calls in the same order, so each pair of members meets in the same
+        // barriers; PEs outside the new team have nothing to do. Disjoint teams split from one
+        // parent (split_2d rows, columns) can thus share a slot number.
+        let Some(my_idx) = set.index_of(heap.my_pe) else {
+            return Ok(None);
+        };
         let words = heap.control.exchange_words;
         let mine = self.free_mask(words);
         let me = heap.control(heap.my_pe);
         for (w, v) in mine.iter().enumerate() {
             me.exchange(parent.slot, w).store(*v, Ordering::Relaxed);
         }
-        sync.barrier(heap, parent.set, parent.slot)?;
+        sync.barrier(heap, set, parent.slot)?;
         let mut agreed = mine;
-        for i in 0..parent.set.size {
-            let peer = heap.control(parent.set.pe(i));
+        for i in 0..set.size {
+            let peer = heap.control(set.pe(i));
             for (w, v) in agreed.iter_mut().enumerate() {
                 *v &= peer.exchange(parent.slot, w).load(Ordering::Relaxed);
             }
         }
-        // Nobody overwrites an exchange word before everyone has read it.
-        sync.barrier(heap, parent.set, parent.slot)?;
-        let slot = (0..self.max()).find(|s| agreed[s / 64] & (1 << (s % 64)) != 0);
-        let Some(slot) = slot else {
+        // Nobody overwrites an exchange word before every member has read it.
+        sync.barrier(heap, set, parent.slot)?;
+        let Some(slot) = (0..self.max()).find(|s| agreed[s / 64] & (1 << (s % 64)) != 0) else {
             return Err(Error::TeamsExhausted { max: self.max() });
         };
-        match set.index_of(heap.my_pe) {
-            Some(my_idx) => {
-                let team = Team { set, slot, my_idx };
-                self.install(team);
-                Ok(Some(team))
-            }
-            None => Ok(None),
-        }
+        let team = Team { set, slot, my_idx };
+        self.install(team);
+        Ok(Some(team))
     }
 
     /// Collective over the team: synchronise, then free its slot. WORLD and SHARED are kept.
@@ -178,6 +179,16 @@ impl TeamTable {
         unsafe { *self.entries[team.slot].get() = rocshmem_team_device::default() };
         Ok(())
     }
+}
+
+/// Collective over `team`: true on every member if `ok` is true on every member.
+pub fn all_agree(heap: &SymmetricHeap, sync: &SyncState, team: Team, ok: bool) -> Result<bool> {
+    heap.control(heap.my_pe).exchange(team.slot, 0).store(ok as u64, Ordering::Relaxed);
+    sync.barrier(heap, team.set, team.slot)?;
+    let all = (0..team.set.size).all(|i| heap.control(team.set.pe(i)).exchange(team.slot, 0).load(Ordering::Relaxed) == 1);
+    // Nobody overwrites the word before every member has read it.
+    sync.barrier(heap, team.set, team.slot)?;
+    Ok(all)
 }
 
 /// PE `src_pe` of `src` as a PE of `dst`, or None if it is not a member of both.

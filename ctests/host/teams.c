@@ -235,6 +235,30 @@ int main(void) {
     rocshmem_team_destroy(again);
   }
 
+  /* split_2d that fails on some PEs only: PE 0 fills all but one of its slots with teams of
+   * itself, so its row gets a slot and its column does not, while every other PE has room.
+   * Every PE must still get a non-zero return and INVALID for both, and nobody may hang. */
+  if (n >= 2) {
+    rocshmem_team_t solo[4096];
+    int k = max_teams - 3;
+    for (int i = 0; i < k; i++) {
+      CHECK(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &solo[i]) == 0, "solo split %d", i);
+      CHECK((solo[i] != ROCSHMEM_TEAM_INVALID) == (me == 0), "solo split %d: PE %d got %p", i, me, (void *)solo[i]);
+    }
+    rocshmem_team_t xt = (rocshmem_team_t)1, yt = (rocshmem_team_t)1;
+    c = hu_capture_begin();
+    rc = rocshmem_team_split_2d(ROCSHMEM_TEAM_WORLD, 2, NULL, 0, &xt, NULL, 0, &yt);
+    hu_capture_end(c, err, sizeof err);
+    CHECK(rc != 0, "split_2d with PE 0 short of slots returned 0 on PE %d", me);
+    CHECK(xt == ROCSHMEM_TEAM_INVALID && yt == ROCSHMEM_TEAM_INVALID, "partly failed split_2d left handles");
+    CHECK(strstr(err, "rocshmem_team_split_2d") != NULL, "partly failed split_2d message:\n%s", err);
+    for (int i = 0; i < k; i++) rocshmem_team_destroy(solo[i]);
+    rocshmem_barrier_all();
+    CHECK(rocshmem_team_split_2d(ROCSHMEM_TEAM_WORLD, 2, NULL, 0, &xt, NULL, 0, &yt) == 0, "split_2d after freeing");
+    rocshmem_team_destroy(xt);
+    rocshmem_team_destroy(yt);
+  }
+
   rocshmem_free(slots);
   rocshmem_free(flags);
   rocshmem_finalize();

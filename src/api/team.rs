@@ -76,27 +76,30 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
         let psize = team_of(rt, parent_team)?.set.size as c_int;
         let xrange = xrange.min(psize);
         let rows = (psize + xrange - 1) / xrange;
-        // Every parent PE takes part in every split; each keeps the one it belongs to.
+        let parent = team_of(rt, parent_team)?;
+        // Every parent PE takes part in every split (each keeps the one it belongs to), also
+        // after one of its own splits failed: a split only synchronises its members, so the
+        // rows and columns can succeed for some PEs and fail for others; skipping the rest
+        // would leave the others waiting. Then the parent agrees on the outcome.
         let (mut x, mut y) = (std::ptr::null_mut(), std::ptr::null_mut());
-        let mut made = || -> Result<()> {
-            for row in 0..rows {
-                let h = split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange))?;
-                if !h.is_null() {
-                    x = h;
-                }
+        let mut failure = None;
+        for row in 0..rows {
+            match split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange)) {
+                Ok(h) if !h.is_null() => x = h,
+                Ok(_) => {}
+                Err(e) => failure = failure.or(Some(e)),
             }
-            for col in 0..xrange {
-                let h = split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange)?;
-                if !h.is_null() {
-                    y = h;
-                }
+        }
+        for col in 0..xrange {
+            match split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange) {
+                Ok(h) if !h.is_null() => y = h,
+                Ok(_) => {}
+                Err(e) => failure = failure.or(Some(e)),
             }
-            Ok(())
-        };
-        if let Err(e) = made() {
-            // A split failed on every parent PE alike (e.g. no team slot left): undo the teams
-            // made so far (collective over their members, who all take this path), so that the
-            // caller gets INVALID for both and no slot leaks.
+        }
+        if !crate::team::all_agree(&rt.heap, &rt.sync, parent, failure.is_none())? {
+            // Undo the teams made (collective over their members, who all get here), so that
+            // every caller gets INVALID for both and no slot leaks.
             for h in [y, x] {
                 if !h.is_null() {
                     if let Ok(t) = team_of(rt, h) {
@@ -104,7 +107,9 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
                     }
                 }
             }
-            return Err(e);
+            return Err(failure.unwrap_or_else(|| {
+                Error::TeamsExhausted { max: rt.teams.max() }
+            }));
         }
         set_out(xteam, x);
         set_out(yteam, y);

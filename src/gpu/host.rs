@@ -27,13 +27,50 @@ fn cname(name: &str) -> Result<CString> {
     CString::new(name).map_err(|_| Error::invalid(format!("segment name {name:?} has a NUL byte")))
 }
 
+/// Heaps are mapped at addresses that are multiples of this, in every process, so that the
+/// user heap bases of all PEs agree modulo it and `rocshmem_align` can honour alignments up to
+/// it (2 MiB: also a huge-page boundary).
+pub const SEGMENT_ALIGN: usize = 2 << 20;
+
 fn map(fd: i32, len: usize, what: &str) -> Result<*mut u8> {
-    // SAFETY: mapping a shared-memory object we hold open; the kernel picks the address.
-    let p = unsafe {
-        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_NORESERVE, fd, 0)
+    // Reserve len + SEGMENT_ALIGN of address space, place the mapping on an aligned address
+    // inside it, and give back the slack on both sides.
+    let span = len + SEGMENT_ALIGN;
+    // SAFETY: an anonymous, inaccessible reservation; the kernel picks the address.
+    let r = unsafe {
+        libc::mmap(std::ptr::null_mut(), span, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
     };
+    if r == libc::MAP_FAILED {
+        return Err(Error::last_os(format!("reserving {span} bytes of address space for {what}")));
+    }
+    let start = (r as usize).next_multiple_of(SEGMENT_ALIGN);
+    // SAFETY: [start, start+len) lies inside the reservation, which MAP_FIXED replaces.
+    let p = unsafe {
+        libc::mmap(
+            start as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            fd,
+            0,
+        )
+    };
+    let head = start - r as usize;
+    let tail = span - head - len;
+    // SAFETY: the slack ranges are parts of our reservation outside the mapping.
+    unsafe {
+        if head > 0 {
+            libc::munmap(r, head);
+        }
+        if tail > 0 {
+            libc::munmap((start + len) as *mut libc::c_void, tail);
+        }
+    }
     if p == libc::MAP_FAILED {
-        return Err(Error::last_os(format!("mmap of {len} bytes for {what}")));
+        let e = Error::last_os(format!("mmap of {len} bytes for {what}"));
+        // SAFETY: the reservation part we meant to map over.
+        unsafe { libc::munmap(start as *mut libc::c_void, len) };
+        return Err(e);
     }
     Ok(p.cast())
 }
@@ -132,6 +169,8 @@ mod tests {
         let name = format!("/rocshmem-test-{}", std::process::id());
         let a = rt.create_segment(&name, 1 << 30).unwrap();
         let b = rt.open_peer_segment(&a.handle, 1 << 30).unwrap();
+        assert_eq!(a.base as usize % SEGMENT_ALIGN, 0, "segments are mapped 2 MiB aligned");
+        assert_eq!(b.base as usize % SEGMENT_ALIGN, 0);
         unsafe {
             *a.base.add(12345) = 7;
             assert_eq!(*b.base.add(12345), 7, "both mappings see the same memory");

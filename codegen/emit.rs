@@ -69,7 +69,9 @@ fn p_name(p: &P) -> &'static str {
     match *p {
         P::Ctx => "ctx",
         P::Team => "team",
-        P::Ptr(n) | P::CPtr(n) | P::Val(n) | P::Size(n) | P::Int(n) | P::CIntPtr(n) | P::SizePtr(n) | P::LongPtr(n) => n,
+        P::Ptr(n) | P::CPtr(n) | P::Val(n) | P::Size(n) | P::Int(n) | P::CIntPtr(n) | P::SizePtr(n) | P::LongPtr(n) => {
+            n
+        }
     }
 }
 
@@ -130,7 +132,10 @@ pub fn rust_module(fams: &[&str], helpers: &str) -> String {
     let _ = writeln!(s, "#[allow(unused_imports)]\nuse crate::api::amo::{{self, AmoOp}};");
     let _ = writeln!(s, "#[allow(unused_imports)]\nuse crate::api::{{{helpers}, rocshmem_ctx_t, rocshmem_team_t}};");
     let _ = writeln!(s, "#[allow(unused_imports)]\nuse crate::scalar::{{Arith, BFloat16, Bits, Half}};");
-    let _ = writeln!(s, "#[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort}};");
+    let _ = writeln!(
+        s,
+        "#[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort}};"
+    );
     for e in entries().iter().filter(|e| fams.contains(&e.fam.family)) {
         let t = e.ty;
         let params: Vec<String> = e.params().iter().map(|p| p_rust(p, t)).collect();
@@ -143,7 +148,13 @@ pub fn rust_module(fams: &[&str], helpers: &str) -> String {
         let doc = e.fam.doc.replace("{T}", t.cxx);
         let _ = writeln!(s, "\n/// {doc}");
         let _ = writeln!(s, "#[unsafe(no_mangle)]");
-        let _ = writeln!(s, "pub unsafe extern \"C\" fn {}({}){} {{", e.c_name(), params.join(", "), ret_rust(e.fam.ret, t));
+        let _ = writeln!(
+            s,
+            "pub unsafe extern \"C\" fn {}({}){} {{",
+            e.c_name(),
+            params.join(", "),
+            ret_rust(e.fam.ret, t)
+        );
         let _ = writeln!(s, "    {body}");
         let _ = writeln!(s, "}}");
     }
@@ -153,7 +164,8 @@ pub fn rust_module(fams: &[&str], helpers: &str) -> String {
 /// `include/rocshmem/<header>`: the C++ declarations of the families it holds.
 pub fn cxx_header(header: &str, guard: &str, what: &str) -> String {
     let mut s = String::from(C_BANNER);
-    let _ = writeln!(s, "/** @file {header}\n *  {what}\n */\n#ifndef {guard}\n#define {guard}\n\nnamespace rocshmem {{\n");
+    let _ =
+        writeln!(s, "/** @file {header}\n *  {what}\n */\n#ifndef {guard}\n#define {guard}\n\nnamespace rocshmem {{\n");
     for e in entries().iter().filter(|e| e.fam.header == header) {
         let t = e.ty;
         let params: Vec<String> = e.params().iter().map(|p| p_cxx(p, t)).collect();
@@ -188,16 +200,16 @@ pub fn parse_sig(decl: &str) -> Sig {
     }
     let open = rest.find('(').expect("(");
     let head = rest[..open].trim();
-    let split = head.rfind(|c: char| c == ' ' || c == '*').expect("name");
+    let split = head.rfind([' ', '*']).expect("name");
     let (ret, name) = (head[..=split].trim().to_string(), head[split + 1..].to_string());
     let inner = rest[open + 1..rest.rfind(')').expect(")")].trim();
-    let params_decl: Vec<String> =
-        if inner.is_empty() || inner == "void" { vec![] } else { inner.split(',').map(|p| p.trim().to_string()).collect() };
+    let params_decl: Vec<String> = if inner.is_empty() || inner == "void" {
+        vec![]
+    } else {
+        inner.split(',').map(|p| p.trim().to_string()).collect()
+    };
     let params: Vec<String> = params_decl.iter().map(|p| p.split('=').next().unwrap().trim().to_string()).collect();
-    let arg_names = params
-        .iter()
-        .map(|p| p.rsplit(|c: char| c == ' ' || c == '*').next().unwrap().to_string())
-        .collect();
+    let arg_names = params.iter().map(|p| p.rsplit([' ', '*']).next().unwrap().to_string()).collect();
     Sig { attrs, ret, name, params, params_decl, arg_names }
 }
 
@@ -242,7 +254,14 @@ pub fn shim() -> String {
         let args: Vec<&str> = e.params().iter().map(p_name).collect();
         let ret = ret_cxx(e.fam.ret, t);
         let _ = writeln!(decls, "{ret} {}({});", e.c_name(), params.join(", "));
-        let _ = writeln!(defs, "{ret} {}({}) {{ return c_abi::{}({}); }}", e.cxx_name(), params.join(", "), e.c_name(), args.join(", "));
+        let _ = writeln!(
+            defs,
+            "{ret} {}({}) {{ return c_abi::{}({}); }}",
+            e.cxx_name(),
+            params.join(", "),
+            e.c_name(),
+            args.join(", ")
+        );
     }
     format!(
         "{C_BANNER}// The C++ (namespace rocshmem) names of the host API, forwarding to the C entry points of the\n\
@@ -285,7 +304,10 @@ pub fn rust_consts(version: (u32, u32, u32), vendor: &str) -> String {
 pub fn cxx_consts() -> String {
     let guard = "ROCSHMEM_CONSTANTS_HPP";
     let mut s = String::from(C_BANNER);
-    let _ = writeln!(s, "/** @file rocshmem_constants.hpp\n *  Enumerations and constants of the API (upstream's names and values).\n */");
+    let _ = writeln!(
+        s,
+        "/** @file rocshmem_constants.hpp\n *  Enumerations and constants of the API (upstream's names and values).\n */"
+    );
     let _ = writeln!(s, "#ifndef {guard}\n#define {guard}\n\n#include <stddef.h>\n");
     for (name, v) in MACROS {
         let _ = writeln!(s, "#define {name} {v}");

@@ -86,6 +86,8 @@ pub const TO_ALL_INT: &[&str] = &["int", "short", "long", "longlong"];
 pub const TO_ALL_FLOAT: &[&str] = &["float", "double"];
 
 /// Reduction ops: (name in the API, Rust function implementing it).
+pub type Ops = &'static [(&'static str, &'static str)];
+
 pub const INT_OPS: &[(&str, &str)] = &[
     ("sum", "Arith::sum"),
     ("min", "Arith::min"),
@@ -148,7 +150,7 @@ pub struct Family {
     pub ctx: Ctx,
     pub types: &'static [&'static str],
     /// Reduction ops crossed with the types: (int-class ops, float-class ops).
-    pub ops: Option<(&'static [(&'static str, &'static str)], &'static [(&'static str, &'static str)])>,
+    pub ops: Option<(Ops, Ops)>,
     pub ret: Ret,
     pub params: &'static [P],
     /// The Rust body: `{call}` (C name literal), `{ctx}` (`None`/`Some(ctx)`), `{T}`, `{op}`.
@@ -278,6 +280,10 @@ pub const FAMILIES: &[Family] = &[
         params: &[Ctx, Ptr("dest"), CPtr("source"), Int("nreduce"), Int("PE_start"), Int("logPE_stride"), Int("PE_size"), Ptr("pWrk"), LongPtr("pSync")],
         body: "coll::to_all({call}, ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync, {op})",
         doc: "Legacy active-set reduction of `nreduce` `{T}` (`pWrk`/`pSync` are not used).", legacy: true },
+    Family { family: "COLL-legacy", header: "rocshmem_COLL.hpp", name: "{T}_{op}_to_all", c_name: Some("{T}_{op}_to_all_team"), ctx: Ctx::Only, types: &[], ops: None, ret: Ret::Int,
+        params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce")],
+        body: "coll::reduce({call}, ctx, team, dest, source, nreduce, {op})",
+        doc: "rocSHMEM 2.x team reduction of `nreduce` `{T}` under its old name (the same as `_reduce`); 0 on success.", legacy: true },
 ];
 
 /// The (type, op) pairs a family expands to. Families without ops give op = None.
@@ -342,6 +348,8 @@ pub const CORE: &[Core] = &[
     core("void rocshmem_init()"),
     Core { decl: "[[deprecated]] void rocshmem_init(MPI_Comm comm)", shim: false, header: "rocshmem_HOST.hpp" },
     Core { decl: "[[deprecated]] int rocshmem_init_thread(int requested, int *provided, MPI_Comm comm)", shim: false, header: "rocshmem_HOST.hpp" },
+    // rocSHMEM 2.x form (its comm defaulted to MPI_COMM_WORLD): initialises as rocshmem_init does.
+    Core { decl: "int rocshmem_init_thread(int requested, int *provided)", shim: false, header: "rocshmem_HOST.hpp" },
     core("int rocshmem_init_attr(unsigned int flags, rocshmem_init_attr_t *attr)"),
     core("int rocshmem_get_uniqueid(rocshmem_uniqueid_t *uid)"),
     core("int rocshmem_set_attr_uniqueid_args(int rank, int nranks, rocshmem_uniqueid_t *uid, rocshmem_init_attr_t *attr)"),

@@ -35,7 +35,11 @@ pub fn types_header() -> String {
         };
         s.push_str(&fill(tpl, t));
         if t.class == Class::F16 {
-            let conv = if t.name == "half" { ("tu_half_to_float", "tu_float_to_half") } else { ("tu_bf16_to_float", "tu_float_to_bf16") };
+            let conv = if t.name == "half" {
+                ("tu_half_to_float", "tu_float_to_half")
+            } else {
+                ("tu_bf16_to_float", "tu_float_to_bf16")
+            };
             s = s.replace("{TOF}", conv.0).replace("{FROMF}", conv.1);
         }
     }
@@ -117,10 +121,14 @@ static void agree_seed(const char *name) {
 
 fn program(name: &str, body: &str, calls: &[String]) -> String {
     let mut s = String::from(C_BANNER);
-    let _ = writeln!(s, "/* {name}: every typed name of the family, for every type of its set, checked on the receiving PE. */");
+    let _ = writeln!(
+        s,
+        "/* {name}: every typed name of the family, for every type of its set, checked on the receiving PE. */"
+    );
     s.push_str(PROLOGUE);
     s.push_str(body);
-    let _ = writeln!(s, "\nint main(void) {{\n  rocshmem_init();\n  me = rocshmem_my_pe();\n  npes = rocshmem_n_pes();");
+    let _ =
+        writeln!(s, "\nint main(void) {{\n  rocshmem_init();\n  me = rocshmem_my_pe();\n  npes = rocshmem_n_pes();");
     let _ = writeln!(s, "  right = (me + 1) % npes;\n  left = (me + npes - 1) % npes;\n  agree_seed(\"{name}\");");
     for c in calls {
         let _ = writeln!(s, "  {c}();");
@@ -556,6 +564,15 @@ static void to_all_{n}_{op}(void) {
     for (int i = 0; i < N; i++) {
       if (!same_{n}(dst[i], want[i])) { CHECK(0, "{n} {op}_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_{n}(0);
+      int rc = rocshmem_ctx_{n}_{op}_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "{n} {op}_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_{n}(dst[i], want[i])) { CHECK(0, "{n} {op}_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -627,11 +644,8 @@ pub fn programs() -> Vec<(&'static str, String)> {
 /// Fails generation if a typed entry point is not called by the generated tests.
 pub fn check_covered(programs: &[(&'static str, String)]) {
     let all: String = programs.iter().map(|(_, s)| s.as_str()).collect();
-    let missing: Vec<String> = emit::entries()
-        .iter()
-        .map(|e| e.c_name())
-        .filter(|n| !all.contains(&format!("{n}(")))
-        .collect();
+    let missing: Vec<String> =
+        emit::entries().iter().map(|e| e.c_name()).filter(|n| !all.contains(&format!("{n}("))).collect();
     assert!(missing.is_empty(), "typed names not exercised by the generated tests: {missing:?}");
 }
 
@@ -646,12 +660,8 @@ pub fn abi_cpp() -> String {
     s.push_str("int main() {\n");
     for c in CORE {
         let sig = emit::parse_sig(c.decl);
-        let types: Vec<String> = sig
-            .params
-            .iter()
-            .zip(&sig.arg_names)
-            .map(|(p, n)| p[..p.len() - n.len()].trim().to_string())
-            .collect();
+        let types: Vec<String> =
+            sig.params.iter().zip(&sig.arg_names).map(|(p, n)| p[..p.len() - n.len()].trim().to_string()).collect();
         let _ = writeln!(s, "  use((const void *)static_cast<{} (*)({})>(&{}));", sig.ret, types.join(", "), sig.name);
     }
     for e in emit::entries() {
@@ -661,7 +671,7 @@ pub fn abi_cpp() -> String {
             .iter()
             .map(|p| {
                 let d = emit::p_cxx(p, t);
-                let name_len = d.rsplit(|c: char| c == ' ' || c == '*').next().unwrap().len();
+                let name_len = d.rsplit([' ', '*']).next().unwrap().len();
                 d[..d.len() - name_len].trim().to_string()
             })
             .collect();

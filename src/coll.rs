@@ -33,7 +33,18 @@ fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Res
 
 /// Copies `bytes` from `src` on member `root` to `dst` on every member (and on the root too
 /// when `to_root`, the OpenSHMEM 1.5 team form; the 1.4 active-set form leaves it).
-pub fn broadcast(rt: &Runtime, g: &Group, dst: *mut u8, src: *const u8, bytes: usize, root: i32, to_root: bool) -> Result<()> {
+///
+/// # Safety
+/// `dst` and `src` must be symmetric addresses of `bytes` (checked against the heap).
+pub unsafe fn broadcast(
+    rt: &Runtime,
+    g: &Group,
+    dst: *mut u8,
+    src: *const u8,
+    bytes: usize,
+    root: i32,
+    to_root: bool,
+) -> Result<()> {
     if root < 0 || root as usize >= g.set.size {
         return Err(Error::invalid(format!("pe_root={root} is outside the {} members", g.set.size)));
     }
@@ -44,7 +55,7 @@ pub fn broadcast(rt: &Runtime, g: &Group, dst: *mut u8, src: *const u8, bytes: u
     Stats::add(&rt.stats.collectives, 1);
     g.barrier(rt)?;
     let root = root as usize;
-    if bytes > 0 && (g.my_idx != root || (to_root && dst as *const u8 != src)) {
+    if bytes > 0 && (g.my_idx != root || (to_root && !std::ptr::eq(dst, src))) {
         let from = rt.heap.peer_addr(src as usize, bytes, g.set.pe(root), "source")?;
         // SAFETY: both ranges were checked inside the heaps; memmove handles overlap.
         unsafe { std::ptr::copy(from as *const u8, dst, bytes) };
@@ -53,7 +64,17 @@ pub fn broadcast(rt: &Runtime, g: &Group, dst: *mut u8, src: *const u8, bytes: u
 }
 
 /// `dst[i] = op(src_0[i], ..., src_{n-1}[i])` over the members, on every member.
-pub fn reduce<T: Scalar>(rt: &Runtime, g: &Group, dst: *mut T, src: *const T, n: usize, op: fn(T, T) -> T) -> Result<()> {
+///
+/// # Safety
+/// `dst` and `src` must be symmetric arrays of `n` elements (checked against the heap).
+pub unsafe fn reduce<T: Scalar>(
+    rt: &Runtime,
+    g: &Group,
+    dst: *mut T,
+    src: *const T,
+    n: usize,
+    op: fn(T, T) -> T,
+) -> Result<()> {
     let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     if n > 0 {
         check_sym(rt, dst as usize, bytes, "dest")?;
@@ -95,7 +116,17 @@ pub fn reduce<T: Scalar>(rt: &Runtime, g: &Group, dst: *mut T, src: *const T, n:
 }
 
 /// Member `k` gets `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
-pub fn reduce_scatter<T: Scalar>(rt: &Runtime, g: &Group, dst: *mut T, src: *const T, n: usize, op: fn(T, T) -> T) -> Result<()> {
+///
+/// # Safety
+/// `dst` must be a symmetric array of `n` elements, `src` of `n` × members (checked).
+pub unsafe fn reduce_scatter<T: Scalar>(
+    rt: &Runtime,
+    g: &Group,
+    dst: *mut T,
+    src: *const T,
+    n: usize,
+    op: fn(T, T) -> T,
+) -> Result<()> {
     let out_bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
     if n > 0 {

@@ -40,7 +40,8 @@ impl CtxTable {
     fn fill(&self, index: usize, options: i64, team: *mut rocshmem_team_device) {
         // SAFETY: called with the entry not yet published (or under the lock).
         unsafe {
-            *self.entries[index].get() = rocshmem_ctx_device { magic: ROCSHMEM_CTX_MAGIC, index: index as i32, options, team };
+            *self.entries[index].get() =
+                rocshmem_ctx_device { magic: ROCSHMEM_CTX_MAGIC, index: index as i32, options, team };
         }
     }
 

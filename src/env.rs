@@ -89,11 +89,36 @@ impl KindType for Kind {
 }
 
 macro_rules! into_typed {
-    (Size, $v:expr) => { match $v { Value::Size(x) => x, _ => unreachable!() } };
-    (Int, $v:expr) => { match $v { Value::Int(x) => x, _ => unreachable!() } };
-    (Bool, $v:expr) => { match $v { Value::Bool(x) => x, _ => unreachable!() } };
-    (Seconds, $v:expr) => { match $v { Value::Seconds(x) => x, _ => unreachable!() } };
-    (Text, $v:expr) => { match $v { Value::Text(x) => x, _ => unreachable!() } };
+    (Size, $v:expr) => {
+        match $v {
+            Value::Size(x) => x,
+            _ => unreachable!(),
+        }
+    };
+    (Int, $v:expr) => {
+        match $v {
+            Value::Int(x) => x,
+            _ => unreachable!(),
+        }
+    };
+    (Bool, $v:expr) => {
+        match $v {
+            Value::Bool(x) => x,
+            _ => unreachable!(),
+        }
+    };
+    (Seconds, $v:expr) => {
+        match $v {
+            Value::Seconds(x) => x,
+            _ => unreachable!(),
+        }
+    };
+    (Text, $v:expr) => {
+        match $v {
+            Value::Text(x) => x,
+            _ => unreachable!(),
+        }
+    };
 }
 
 env_table! {
@@ -198,8 +223,14 @@ pub fn describe(show_all: bool) -> String {
             None if v.default.is_empty() => "(empty)".to_string(),
             None => v.default.to_string(),
         };
-        let _ = writeln!(out, "  {:<36} = {:<22} default: {:<12} {}", v.name, shown,
-            if v.default.is_empty() { "(empty)" } else { v.default }, v.doc);
+        let _ = writeln!(
+            out,
+            "  {:<36} = {:<22} default: {:<12} {}",
+            v.name,
+            shown,
+            if v.default.is_empty() { "(empty)" } else { v.default },
+            v.doc
+        );
     }
     out
 }

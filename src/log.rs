@@ -43,10 +43,8 @@ impl Filter {
     /// Unknown words are ignored with the default kept, so a typo never silences errors.
     pub fn parse(text: &str) -> Filter {
         let mut parts = text.split(':').map(|s| s.trim().to_ascii_uppercase());
-        let level = parts
-            .next()
-            .and_then(|w| NAMES.iter().find(|(n, _)| *n == w).map(|(_, l)| *l))
-            .unwrap_or(Level::Error);
+        let level =
+            parts.next().and_then(|w| NAMES.iter().find(|(n, _)| *n == w).map(|(_, l)| *l)).unwrap_or(Level::Error);
         let mut enabled = [false; 8];
         for (_, l) in NAMES.iter().skip(1) {
             enabled[*l as usize] = *l <= level;

@@ -13,7 +13,10 @@ pub fn byte_len(n: usize, elem: usize) -> Result<usize> {
 }
 
 /// Copies `bytes` from local `src` to symmetric `dst` on PE `pe`.
-pub fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
+///
+/// # Safety
+/// `src` must be readable for `bytes`; `dst` is checked to be in the symmetric heap.
+pub unsafe fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
@@ -31,7 +34,10 @@ pub fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) 
 }
 
 /// Copies `bytes` from symmetric `src` on PE `pe` to local `dst`.
-pub fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
+///
+/// # Safety
+/// `dst` must be writable for `bytes`; `src` is checked to be in the symmetric heap.
+pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }

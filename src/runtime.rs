@@ -203,9 +203,9 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
         PHASE.compare_exchange(Phase::Uninit as u8, Phase::Initializing as u8, Ordering::AcqRel, Ordering::Acquire)
     {
         return Err(match cur {
-            x if x == Phase::Finalized as u8 || x == Phase::Finalizing as u8 => {
-                Error::invalid("rocshmem_init after rocshmem_finalize is not supported (OpenSHMEM allows one init per process)")
-            }
+            x if x == Phase::Finalized as u8 || x == Phase::Finalizing as u8 => Error::invalid(
+                "rocshmem_init after rocshmem_finalize is not supported (OpenSHMEM allows one init per process)",
+            ),
             _ => Error::AlreadyInitialized,
         });
     }
@@ -254,7 +254,10 @@ fn build(method: Method) -> Result<Runtime> {
         Error::invalid(format!("ROCSHMEM_MAX_NUM_TEAMS={} must be between 2 and 4096", cfg.max_num_teams))
     })?;
     let host_ctxs = usize::try_from(cfg.max_num_host_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
-        Error::invalid(format!("ROCSHMEM_MAX_NUM_HOST_CONTEXTS={} must be between 0 and 65536", cfg.max_num_host_contexts))
+        Error::invalid(format!(
+            "ROCSHMEM_MAX_NUM_HOST_CONTEXTS={} must be between 0 and 65536",
+            cfg.max_num_host_contexts
+        ))
     })?;
 
     let job = bootstrap::start(method, &cfg, abort_hook())?;
@@ -301,7 +304,8 @@ fn build(method: Method) -> Result<Runtime> {
     // sweeps after unique-id or MPI init).
     let name_guard = NameGuard { gpu: gpu.as_ref(), name: own.is_ok().then(|| segment_name(job.job_tag, me)) };
     // Each PE's payload: its heap size (must be equal everywhere) and its segment handle.
-    let payload = own.as_ref().map(|s| [&(cfg.heap_size as u64).to_be_bytes()[..], &s.handle].concat()).map_err(Error::clone);
+    let payload =
+        own.as_ref().map(|s| [&(cfg.heap_size as u64).to_be_bytes()[..], &s.handle].concat()).map_err(Error::clone);
     let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
     if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p[..8] != parts[me][..8]) {
         let theirs = u64::from_be_bytes(p[..8].try_into().unwrap());
@@ -360,7 +364,13 @@ fn build(method: Method) -> Result<Runtime> {
     let bases: Vec<usize> =
         bases.iter().map(|b| b.as_slice().try_into().map(|b| u64::from_be_bytes(b) as usize).unwrap_or(0)).collect();
     heap.common_align = crate::heap::common_alignment(&bases);
-    log_info!("rocshmem_init", "PE {me} of {n} ready ({}, {}, heap {} MiB)", job.how, gpu.describe(), cfg.heap_size >> 20);
+    log_info!(
+        "rocshmem_init",
+        "PE {me} of {n} ready ({}, {}, heap {} MiB)",
+        job.how,
+        gpu.describe(),
+        cfg.heap_size >> 20
+    );
     Ok(Runtime {
         cfg,
         job,
@@ -399,9 +409,7 @@ fn exchange_status(job: &Job, mine: Result<Vec<u8>>, step: &str) -> Result<Vec<V
     };
     let parts = job.allgather(&msg)?;
     if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
-        if let Err(e) = mine {
-            return Err(e);
-        }
+        mine?;
         return Err(Error::Bootstrap(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
     }
     Ok(parts.into_iter().map(|mut p| p.split_off(1)).collect())
@@ -415,7 +423,11 @@ fn shared_team(job: &Job) -> Team {
     let local: Vec<usize> = (0..job.n_pes).filter(|p| &job.infos[*p].host_id == host).collect();
     let stride = if local.len() > 1 { local[1] - local[0] } else { 1 };
     let strided = local.windows(2).all(|w| w[1] - w[0] == stride);
-    let set = if strided { PeSet { start: local[0], stride, size: local.len() } } else { PeSet { start: me, stride: 1, size: 1 } };
+    let set = if strided {
+        PeSet { start: local[0], stride, size: local.len() }
+    } else {
+        PeSet { start: me, stride: 1, size: 1 }
+    };
     Team { set, slot: SHARED_SLOT, my_idx: set.index_of(me).unwrap_or(0) }
 }
 

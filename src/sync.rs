@@ -31,10 +31,19 @@ pub fn set_spin(local_pes: usize) {
 const SLEEP_MAX: Duration = Duration::from_millis(1);
 
 fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
-    let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
+    let ts =
+        libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
     // SAFETY: `word` is a live 4-byte aligned atomic in shared memory (hence no FUTEX_PRIVATE).
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, &ts as *const libc::timespec, 0usize, 0u32);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+            0usize,
+            0u32,
+        );
     }
 }
 
@@ -178,7 +187,8 @@ impl SyncState {
     /// this PE made before it (to any PE) before any member leaves.
     pub fn barrier(&self, heap: &SymmetricHeap, set: PeSet, slot: usize) -> Result<()> {
         let me = heap.my_pe;
-        let idx = set.index_of(me).ok_or_else(|| Error::invalid(format!("PE {me} is not a member of the set {set:?}")))?;
+        let idx =
+            set.index_of(me).ok_or_else(|| Error::invalid(format!("PE {me} is not a member of the set {set:?}")))?;
         fence(Ordering::SeqCst);
         let n = set.size;
         let mut d = 1;

@@ -185,7 +185,8 @@ impl TeamTable {
 pub fn all_agree(heap: &SymmetricHeap, sync: &SyncState, team: Team, ok: bool) -> Result<bool> {
     heap.control(heap.my_pe).exchange(team.slot, 0).store(ok as u64, Ordering::Relaxed);
     sync.barrier(heap, team.set, team.slot)?;
-    let all = (0..team.set.size).all(|i| heap.control(team.set.pe(i)).exchange(team.slot, 0).load(Ordering::Relaxed) == 1);
+    let all =
+        (0..team.set.size).all(|i| heap.control(team.set.pe(i)).exchange(team.slot, 0).load(Ordering::Relaxed) == 1);
     // Nobody overwrites the word before every member has read it.
     sync.barrier(heap, team.set, team.slot)?;
     Ok(all)

@@ -1257,6 +1257,42 @@ static const void *const names[] = {
   (const void *)&rocshmem_ctx_double_min_to_all,
   (const void *)&rocshmem_ctx_double_max_to_all,
   (const void *)&rocshmem_ctx_double_prod_to_all,
+  (const void *)&rocshmem_ctx_int_sum_to_all_team,
+  (const void *)&rocshmem_ctx_int_min_to_all_team,
+  (const void *)&rocshmem_ctx_int_max_to_all_team,
+  (const void *)&rocshmem_ctx_int_prod_to_all_team,
+  (const void *)&rocshmem_ctx_int_or_to_all_team,
+  (const void *)&rocshmem_ctx_int_and_to_all_team,
+  (const void *)&rocshmem_ctx_int_xor_to_all_team,
+  (const void *)&rocshmem_ctx_short_sum_to_all_team,
+  (const void *)&rocshmem_ctx_short_min_to_all_team,
+  (const void *)&rocshmem_ctx_short_max_to_all_team,
+  (const void *)&rocshmem_ctx_short_prod_to_all_team,
+  (const void *)&rocshmem_ctx_short_or_to_all_team,
+  (const void *)&rocshmem_ctx_short_and_to_all_team,
+  (const void *)&rocshmem_ctx_short_xor_to_all_team,
+  (const void *)&rocshmem_ctx_long_sum_to_all_team,
+  (const void *)&rocshmem_ctx_long_min_to_all_team,
+  (const void *)&rocshmem_ctx_long_max_to_all_team,
+  (const void *)&rocshmem_ctx_long_prod_to_all_team,
+  (const void *)&rocshmem_ctx_long_or_to_all_team,
+  (const void *)&rocshmem_ctx_long_and_to_all_team,
+  (const void *)&rocshmem_ctx_long_xor_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_sum_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_min_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_max_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_prod_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_or_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_and_to_all_team,
+  (const void *)&rocshmem_ctx_longlong_xor_to_all_team,
+  (const void *)&rocshmem_ctx_float_sum_to_all_team,
+  (const void *)&rocshmem_ctx_float_min_to_all_team,
+  (const void *)&rocshmem_ctx_float_max_to_all_team,
+  (const void *)&rocshmem_ctx_float_prod_to_all_team,
+  (const void *)&rocshmem_ctx_double_sum_to_all_team,
+  (const void *)&rocshmem_ctx_double_min_to_all_team,
+  (const void *)&rocshmem_ctx_double_max_to_all_team,
+  (const void *)&rocshmem_ctx_double_prod_to_all_team,
 };
 
 int main(void) {
@@ -1264,6 +1300,6 @@ int main(void) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) count += names[i] != NULL;
   _Static_assert(sizeof(rocshmem_ctx_t) == 16 && sizeof(rocshmem_init_attr_t) == 144, "layouts");
   _Static_assert(sizeof(rocshmem_half_t) == 2 && sizeof(rocshmem_bfloat16_t) == 2, "16-bit floats");
-  printf("abi_link: %d C entry points present (expected 1253)\n", count);
-  return count == 1253 ? 0 : 1;
+  printf("abi_link: %d C entry points present (expected 1289)\n", count);
+  return count == 1289 ? 0 : 1;
 }

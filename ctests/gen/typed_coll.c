@@ -10767,6 +10767,15 @@ static void to_all_int_sum(void) {
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int sum_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int sum_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -10804,6 +10813,15 @@ static void to_all_int_min(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int min_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int min_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -10843,6 +10861,15 @@ static void to_all_int_max(void) {
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int max_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int max_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -10880,6 +10907,15 @@ static void to_all_int_prod(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int prod_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int prod_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -10919,6 +10955,15 @@ static void to_all_int_or(void) {
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int or_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_or_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int or_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int or_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -10956,6 +11001,15 @@ static void to_all_int_and(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int and_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_and_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int and_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int and_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -10995,6 +11049,15 @@ static void to_all_int_xor(void) {
     for (int i = 0; i < N; i++) {
       if (!same_int(dst[i], want[i])) { CHECK(0, "int xor_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_int(0);
+      int rc = rocshmem_ctx_int_xor_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "int xor_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_int(dst[i], want[i])) { CHECK(0, "int xor_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11032,6 +11095,15 @@ static void to_all_short_sum(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short sum_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short sum_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11071,6 +11143,15 @@ static void to_all_short_min(void) {
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short min_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short min_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11108,6 +11189,15 @@ static void to_all_short_max(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short max_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short max_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11147,6 +11237,15 @@ static void to_all_short_prod(void) {
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short prod_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short prod_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11184,6 +11283,15 @@ static void to_all_short_or(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short or_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_or_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short or_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short or_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11223,6 +11331,15 @@ static void to_all_short_and(void) {
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short and_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_and_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short and_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short and_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11260,6 +11377,15 @@ static void to_all_short_xor(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_short(dst[i], want[i])) { CHECK(0, "short xor_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_short(0);
+      int rc = rocshmem_ctx_short_xor_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "short xor_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_short(dst[i], want[i])) { CHECK(0, "short xor_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11299,6 +11425,15 @@ static void to_all_long_sum(void) {
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long sum_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long sum_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11336,6 +11471,15 @@ static void to_all_long_min(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long min_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long min_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11375,6 +11519,15 @@ static void to_all_long_max(void) {
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long max_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long max_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11412,6 +11565,15 @@ static void to_all_long_prod(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long prod_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long prod_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11451,6 +11613,15 @@ static void to_all_long_or(void) {
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long or_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_or_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long or_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long or_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11488,6 +11659,15 @@ static void to_all_long_and(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long and_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_and_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long and_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long and_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11527,6 +11707,15 @@ static void to_all_long_xor(void) {
     for (int i = 0; i < N; i++) {
       if (!same_long(dst[i], want[i])) { CHECK(0, "long xor_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_long(0);
+      int rc = rocshmem_ctx_long_xor_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "long xor_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_long(dst[i], want[i])) { CHECK(0, "long xor_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11564,6 +11753,15 @@ static void to_all_longlong_sum(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong sum_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong sum_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11603,6 +11801,15 @@ static void to_all_longlong_min(void) {
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong min_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong min_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11640,6 +11847,15 @@ static void to_all_longlong_max(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong max_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong max_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11679,6 +11895,15 @@ static void to_all_longlong_prod(void) {
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong prod_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong prod_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11716,6 +11941,15 @@ static void to_all_longlong_or(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong or_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_or_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong or_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong or_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11755,6 +11989,15 @@ static void to_all_longlong_and(void) {
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong and_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_and_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong and_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong and_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11792,6 +12035,15 @@ static void to_all_longlong_xor(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong xor_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_longlong(0);
+      int rc = rocshmem_ctx_longlong_xor_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "longlong xor_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_longlong(dst[i], want[i])) { CHECK(0, "longlong xor_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11831,6 +12083,15 @@ static void to_all_float_sum(void) {
     for (int i = 0; i < N; i++) {
       if (!same_float(dst[i], want[i])) { CHECK(0, "float sum_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_float(0);
+      int rc = rocshmem_ctx_float_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "float sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_float(dst[i], want[i])) { CHECK(0, "float sum_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11868,6 +12129,15 @@ static void to_all_float_min(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_float(dst[i], want[i])) { CHECK(0, "float min_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_float(0);
+      int rc = rocshmem_ctx_float_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "float min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_float(dst[i], want[i])) { CHECK(0, "float min_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11907,6 +12177,15 @@ static void to_all_float_max(void) {
     for (int i = 0; i < N; i++) {
       if (!same_float(dst[i], want[i])) { CHECK(0, "float max_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_float(0);
+      int rc = rocshmem_ctx_float_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "float max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_float(dst[i], want[i])) { CHECK(0, "float max_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -11944,6 +12223,15 @@ static void to_all_float_prod(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_float(dst[i], want[i])) { CHECK(0, "float prod_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_float(0);
+      int rc = rocshmem_ctx_float_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "float prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_float(dst[i], want[i])) { CHECK(0, "float prod_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -11983,6 +12271,15 @@ static void to_all_double_sum(void) {
     for (int i = 0; i < N; i++) {
       if (!same_double(dst[i], want[i])) { CHECK(0, "double sum_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_double(0);
+      int rc = rocshmem_ctx_double_sum_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "double sum_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_double(dst[i], want[i])) { CHECK(0, "double sum_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -12020,6 +12317,15 @@ static void to_all_double_min(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_double(dst[i], want[i])) { CHECK(0, "double min_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_double(0);
+      int rc = rocshmem_ctx_double_min_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "double min_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_double(dst[i], want[i])) { CHECK(0, "double min_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);
@@ -12059,6 +12365,15 @@ static void to_all_double_max(void) {
     for (int i = 0; i < N; i++) {
       if (!same_double(dst[i], want[i])) { CHECK(0, "double max_to_all set %d: element %d", a, i); break; }
     }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_double(0);
+      int rc = rocshmem_ctx_double_max_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "double max_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_double(dst[i], want[i])) { CHECK(0, "double max_to_all_team: element %d", i); break; }
+      }
+    }
   }
   free(want);
   rocshmem_free(psync);
@@ -12096,6 +12411,15 @@ static void to_all_double_prod(void) {
     if (!member) continue;
     for (int i = 0; i < N; i++) {
       if (!same_double(dst[i], want[i])) { CHECK(0, "double prod_to_all set %d: element %d", a, i); break; }
+    }
+    if (a == 0) {
+      /* rocSHMEM 2.x team form: the same reduction over ROCSHMEM_TEAM_WORLD. */
+      for (int i = 0; i < N; i++) dst[i] = small_double(0);
+      int rc = rocshmem_ctx_double_prod_to_all_team(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, dst, src, N);
+      CHECK(rc == 0, "double prod_to_all_team returned %d", rc);
+      for (int i = 0; i < N; i++) {
+        if (!same_double(dst[i], want[i])) { CHECK(0, "double prod_to_all_team: element %d", i); break; }
+      }
     }
   }
   free(want);

@@ -165,26 +165,6 @@
 // Upstream `QpInfoVendor` values.
 #define ROCSHMEM_QP_VENDOR_UNKNOWN 0
 
-#define UID_BYTES 128
-
-#define PROTOCOL 1
-
-// Version of the layouts below.
-#define ROCSHMEM_DEVICE_ABI_VERSION 1
-
-// `magic` of a live team entry ("TEAM").
-#define ROCSHMEM_TEAM_MAGIC 1413824845
-
-// `magic` of a live context entry ("CTX!").
-#define ROCSHMEM_CTX_MAGIC 1129601057
-
-// Allocation granularity and default alignment (upstream's rocshmem_malloc aligns to 128 B).
-#define MIN_ALIGN 128
-
-#define WORLD_SLOT 0
-
-#define SHARED_SLOT 1
-
 // A communication context, passed by value (16 bytes, as upstream's `rocshmem_ctx_t`).
 typedef struct {
   void *ctx_opaque;
@@ -2362,6 +2342,114 @@ void rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, double *dest, const doub
 // Legacy active-set reduction of `nreduce` `double` (`pWrk`/`pSync` are not used).
 void rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
 
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_int_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_short_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_long_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_longlong_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_float_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_float_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_float_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_float_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_double_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_double_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_double_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+
+// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+int rocshmem_ctx_double_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+
 // Blocks until the symmetric `float` at `ivars` compares to `val` as `cmp` says.
 void rocshmem_float_wait_until(float *ivars, int cmp, float val);
 
@@ -3875,8 +3963,9 @@ void rocshmem_init(void);
 // `attr` must point to a valid `rocshmem_init_attr_t`.
 int rocshmem_init_attr(uint32_t flags, rocshmem_init_attr_t *attr);
 
-// Initialises over an MPI communicator (`mpi_comm` points to an `MPI_Comm`; NULL means
-// MPI_COMM_WORLD) and reports the thread level provided (always ROCSHMEM_THREAD_MULTIPLE).
+// Initialises over an MPI communicator (`mpi_comm` points to an `MPI_Comm`; NULL, or a null
+// communicator, means the world as launched, as `rocshmem_init` finds it) and reports the
+// thread level provided (always ROCSHMEM_THREAD_MULTIPLE).
 // The C++ header's `rocshmem_init_thread(int, int*, MPI_Comm)` forwards here.
 //
 // # Safety
@@ -4079,7 +4168,8 @@ void rocshmem_ctx_fence(rocshmem_ctx_t ctx);
 
 // Creates a team from the parent members `start + k*stride`, `k < size`; collective over the
 // parent. Members get the new handle, other parent PEs ROCSHMEM_TEAM_INVALID. Returns 0 on
-// success, non-zero (and INVALID) on bad arguments or when ROCSHMEM_MAX_NUM_TEAMS is reached.
+// success (also for an INVALID parent: nothing is created), non-zero (and INVALID) on bad
+// arguments or when ROCSHMEM_MAX_NUM_TEAMS is reached.
 //
 // # Safety
 // `new_team` must point to a writable handle; `config` may be NULL.

@@ -831,6 +831,78 @@ __host__ void rocshmem_ctx_double_min_to_all(rocshmem_ctx_t ctx, double *dest, c
 __host__ void rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
 /// Legacy active-set reduction of nreduce double (pWrk/pSync are not used).
 __host__ void rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce int under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_int_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce short under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_short_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_long_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce long long under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_longlong_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce float under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_float_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce float under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_float_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce float under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_float_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce float under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_float_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce double under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_double_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce double under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_double_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce double under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+/// rocSHMEM 2.x team reduction of nreduce double under its old name (the same as _reduce); 0 on success.
+__host__ int rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
 
 }  // namespace rocshmem
 

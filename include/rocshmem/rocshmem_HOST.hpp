@@ -10,6 +10,7 @@ namespace rocshmem {
 __host__ void rocshmem_init();
 [[deprecated]] __host__ void rocshmem_init(MPI_Comm comm);
 [[deprecated]] __host__ int rocshmem_init_thread(int requested, int *provided, MPI_Comm comm);
+__host__ int rocshmem_init_thread(int requested, int *provided);
 __host__ int rocshmem_init_attr(unsigned int flags, rocshmem_init_attr_t *attr);
 __host__ int rocshmem_get_uniqueid(rocshmem_uniqueid_t *uid);
 __host__ int rocshmem_set_attr_uniqueid_args(int rank, int nranks, rocshmem_uniqueid_t *uid, rocshmem_init_attr_t *attr);

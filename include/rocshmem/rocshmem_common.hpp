@@ -9,6 +9,14 @@
 #include <array>
 #include <stddef.h>
 #include <stdint.h>
+#if !(defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__))
+/* Upstream programs get these through <hip/hip_runtime.h>; plain C++ builds include them here
+ * so that such programs compile unchanged on the host platform. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#endif
 
 /* Is this a GPU compile (HIP or CUDA)? Host-platform builds use plain C++. */
 #if defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__)

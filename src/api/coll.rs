@@ -14,9 +14,9 @@ fn team_group(rt: &Runtime, ctx: rocshmem_ctx_t, team: rocshmem_team_t) -> Resul
 
 fn active_set(rt: &Runtime, start: c_int, log_stride: c_int, size: c_int) -> Result<Group> {
     let set = PeSet::active_set(start, log_stride, size, rt.n_pes())?;
-    let my_idx = set
-        .index_of(rt.my_pe())
-        .ok_or_else(|| Error::invalid(format!("PE {} is not in the active set {start}/{log_stride}/{size}", rt.my_pe())))?;
+    let my_idx = set.index_of(rt.my_pe()).ok_or_else(|| {
+        Error::invalid(format!("PE {} is not in the active set {start}/{log_stride}/{size}", rt.my_pe()))
+    })?;
     Ok(Group { set, slot: rt.teams.active_set_slot, my_idx })
 }
 
@@ -34,7 +34,8 @@ pub(crate) fn broadcast<T>(
         let rt = rt()?;
         let g = team_group(rt, ctx, team)?;
         let bytes = crate::rma::byte_len(count(nelems, "nelems")?, std::mem::size_of::<T>())?;
-        crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, true)
+        // SAFETY: the caller's pointers; ranges are checked against the heap.
+        unsafe { crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, true) }
     })
 }
 
@@ -59,7 +60,8 @@ pub(crate) fn broadcast_active_set<T>(
         ctx_team(rt, Some(ctx))?;
         let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
         let bytes = crate::rma::byte_len(count(nelems, "nelems")?, std::mem::size_of::<T>())?;
-        crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, false)
+        // SAFETY: the caller's pointers; ranges are checked against the heap.
+        unsafe { crate::coll::broadcast(rt, &g, dest.cast(), src.cast(), bytes, pe_root, false) }
     })
 }
 
@@ -76,7 +78,8 @@ pub(crate) fn reduce<T: Scalar>(
     status_call(call, || {
         let rt = rt()?;
         let g = team_group(rt, ctx, team)?;
-        crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+        // SAFETY: the caller's pointers; ranges are checked against the heap.
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
     })
 }
 
@@ -93,7 +96,8 @@ pub(crate) fn reduce_scatter<T: Scalar>(
     status_call(call, || {
         let rt = rt()?;
         let g = team_group(rt, ctx, team)?;
-        crate::coll::reduce_scatter(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+        // SAFETY: the caller's pointers; ranges are checked against the heap.
+        unsafe { crate::coll::reduce_scatter(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
     })
 }
 
@@ -117,6 +121,7 @@ pub(crate) fn to_all<T: Scalar>(
         let rt = rt()?;
         ctx_team(rt, Some(ctx))?;
         let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
-        crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op)
+        // SAFETY: the caller's pointers; ranges are checked against the heap.
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
     })
 }

@@ -17,9 +17,17 @@ fn publish(rt: Option<&Runtime>) {
     let (ctx, world, shared) = match rt {
         Some(rt) => {
             let world = rt.teams.handle(WORLD_SLOT);
-            (rocshmem_ctx_t { ctx_opaque: rt.ctxs.opaque(0), team_opaque: world.cast() }, world, rt.teams.handle(SHARED_SLOT))
+            (
+                rocshmem_ctx_t { ctx_opaque: rt.ctxs.opaque(0), team_opaque: world.cast() },
+                world,
+                rt.teams.handle(SHARED_SLOT),
+            )
         }
-        None => (rocshmem_ctx_t { ctx_opaque: std::ptr::null_mut(), team_opaque: std::ptr::null_mut() }, std::ptr::null_mut(), std::ptr::null_mut()),
+        None => (
+            rocshmem_ctx_t { ctx_opaque: std::ptr::null_mut(), team_opaque: std::ptr::null_mut() },
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        ),
     };
     // SAFETY: written only here, at init and finalize, before/after any use by the program.
     unsafe {
@@ -73,9 +81,16 @@ pub unsafe extern "C" fn rocshmem_init_attr(flags: u32, attr: *mut rocshmem_init
         let method = match flags {
             ROCSHMEM_INIT_WITH_UNIQUEID => {
                 if a.nranks < 1 || a.rank < 0 || a.rank >= a.nranks {
-                    return Err(Error::invalid(format!("attr rank={} nranks={} (need 0 <= rank < nranks)", a.rank, a.nranks)));
+                    return Err(Error::invalid(format!(
+                        "attr rank={} nranks={} (need 0 <= rank < nranks)",
+                        a.rank, a.nranks
+                    )));
                 }
-                Method::UniqueId { rank: a.rank as usize, nranks: a.nranks as usize, uid: a.uid.internal.to_vec().into() }
+                Method::UniqueId {
+                    rank: a.rank as usize,
+                    nranks: a.nranks as usize,
+                    uid: a.uid.internal.to_vec().into(),
+                }
             }
             ROCSHMEM_INIT_WITH_MPI_COMM => Method::MpiComm((!a.mpi_comm.is_null()).then_some(a.mpi_comm)),
             other => {
@@ -88,8 +103,9 @@ pub unsafe extern "C" fn rocshmem_init_attr(flags: u32, attr: *mut rocshmem_init
     })
 }
 
-/// Initialises over an MPI communicator (`mpi_comm` points to an `MPI_Comm`; NULL means
-/// MPI_COMM_WORLD) and reports the thread level provided (always ROCSHMEM_THREAD_MULTIPLE).
+/// Initialises over an MPI communicator (`mpi_comm` points to an `MPI_Comm`; NULL, or a null
+/// communicator, means the world as launched, as `rocshmem_init` finds it) and reports the
+/// thread level provided (always ROCSHMEM_THREAD_MULTIPLE).
 /// The C++ header's `rocshmem_init_thread(int, int*, MPI_Comm)` forwards here.
 ///
 /// # Safety
@@ -100,7 +116,11 @@ pub unsafe extern "C" fn rocshmem_init_thread(requested: c_int, provided: *mut c
         if !(ROCSHMEM_THREAD_SINGLE..=ROCSHMEM_THREAD_MULTIPLE).contains(&requested) {
             return Err(Error::invalid(format!("requested={requested} is not a ROCSHMEM_THREAD_* level")));
         }
-        init_with(Method::MpiComm((!mpi_comm.is_null()).then_some(mpi_comm)))?;
+        // A NULL communicator (no pointer, or a null handle) means the world as launched:
+        // MPI_COMM_WORLD under mpirun, the job under rocshmem-run, else a single PE.
+        // SAFETY: a non-null `mpi_comm` points to an MPI_Comm (Open MPI: a pointer).
+        let null_comm = mpi_comm.is_null() || unsafe { (*(mpi_comm as *const *const c_void)).is_null() };
+        init_with(if null_comm { Method::Auto } else { Method::MpiComm(Some(mpi_comm)) })?;
         if !provided.is_null() {
             // SAFETY: checked non-null.
             unsafe { *provided = ROCSHMEM_THREAD_MULTIPLE };

@@ -44,7 +44,10 @@ pub extern "C" fn rocshmem_malloc(size: usize) -> *mut c_void {
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_align(alignment: usize, size: usize) -> *mut c_void {
     if !alignment.is_power_of_two() || alignment % 8 != 0 {
-        report("rocshmem_align", &Error::invalid(format!("alignment={alignment} must be a power of two and a multiple of 8")));
+        report(
+            "rocshmem_align",
+            &Error::invalid(format!("alignment={alignment} must be a power of two and a multiple of 8")),
+        );
         return collective_alloc("rocshmem_align", 0, MIN_ALIGN, false);
     }
     collective_alloc("rocshmem_align", size, alignment, false)

@@ -26,22 +26,52 @@ pub(crate) fn test<T: Scalar>(call: &'static str, ivar: *mut T, cmp: c_int, valu
     value_call(call, 0, || crate::p2p::test(rt()?, ivar, cmp, value).map(c_int::from))
 }
 
-pub(crate) fn wait_until_all<T: Scalar>(call: &'static str, ivars: *mut T, n: usize, status: *const c_int, cmp: c_int, value: T) {
+pub(crate) fn wait_until_all<T: Scalar>(
+    call: &'static str,
+    ivars: *mut T,
+    n: usize,
+    status: *const c_int,
+    cmp: c_int,
+    value: T,
+) {
     void_call(call, || crate::p2p::wait_until_all(rt()?, ivars, n, opt_slice(status, n), cmp, Against::One(value)))
 }
 
-pub(crate) fn wait_until_all_vector<T: Scalar>(call: &'static str, ivars: *mut T, n: usize, status: *const c_int, cmp: c_int, values: *const T) {
+pub(crate) fn wait_until_all_vector<T: Scalar>(
+    call: &'static str,
+    ivars: *mut T,
+    n: usize,
+    status: *const c_int,
+    cmp: c_int,
+    values: *const T,
+) {
     void_call(call, || {
         let v = need(values, n, "cmp_values")?;
         crate::p2p::wait_until_all(rt()?, ivars, n, opt_slice(status, n), cmp, Against::Each(v))
     })
 }
 
-pub(crate) fn wait_until_any<T: Scalar>(call: &'static str, ivars: *mut T, n: usize, status: *const c_int, cmp: c_int, value: T) -> usize {
-    value_call(call, usize::MAX, || crate::p2p::wait_until_any(rt()?, ivars, n, opt_slice(status, n), cmp, Against::One(value)))
+pub(crate) fn wait_until_any<T: Scalar>(
+    call: &'static str,
+    ivars: *mut T,
+    n: usize,
+    status: *const c_int,
+    cmp: c_int,
+    value: T,
+) -> usize {
+    value_call(call, usize::MAX, || {
+        crate::p2p::wait_until_any(rt()?, ivars, n, opt_slice(status, n), cmp, Against::One(value))
+    })
 }
 
-pub(crate) fn wait_until_any_vector<T: Scalar>(call: &'static str, ivars: *mut T, n: usize, status: *const c_int, cmp: c_int, values: *const T) -> usize {
+pub(crate) fn wait_until_any_vector<T: Scalar>(
+    call: &'static str,
+    ivars: *mut T,
+    n: usize,
+    status: *const c_int,
+    cmp: c_int,
+    values: *const T,
+) -> usize {
     value_call(call, usize::MAX, || {
         let v = need(values, n, "cmp_values")?;
         crate::p2p::wait_until_any(rt()?, ivars, n, opt_slice(status, n), cmp, Against::Each(v))

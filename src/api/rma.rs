@@ -5,22 +5,38 @@ use crate::scalar::Scalar;
 use std::ffi::{c_int, c_void};
 
 /// `put` of `nelems` elements of `T`; also serves `put_nbi` (complete on return here).
-pub(crate) fn put<T>(call: &'static str, ctx: Option<rocshmem_ctx_t>, dest: *mut T, src: *const T, nelems: usize, pe: c_int) {
+pub(crate) fn put<T>(
+    call: &'static str,
+    ctx: Option<rocshmem_ctx_t>,
+    dest: *mut T,
+    src: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
     void_call(call, || {
         let rt = rt()?;
         let pe = ctx_pe(rt, ctx, pe)?;
         let bytes = crate::rma::byte_len(nelems, std::mem::size_of::<T>())?;
-        crate::rma::put(rt, dest.cast(), src.cast(), bytes, pe)
+        // SAFETY: the caller's buffer; the symmetric side is checked.
+        unsafe { crate::rma::put(rt, dest.cast(), src.cast(), bytes, pe) }
     })
 }
 
 /// `get` of `nelems` elements of `T`; also serves `get_nbi`.
-pub(crate) fn get<T>(call: &'static str, ctx: Option<rocshmem_ctx_t>, dest: *mut T, src: *const T, nelems: usize, pe: c_int) {
+pub(crate) fn get<T>(
+    call: &'static str,
+    ctx: Option<rocshmem_ctx_t>,
+    dest: *mut T,
+    src: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
     void_call(call, || {
         let rt = rt()?;
         let pe = ctx_pe(rt, ctx, pe)?;
         let bytes = crate::rma::byte_len(nelems, std::mem::size_of::<T>())?;
-        crate::rma::get(rt, dest.cast(), src.cast(), bytes, pe)
+        // SAFETY: the caller's buffer; the symmetric side is checked.
+        unsafe { crate::rma::get(rt, dest.cast(), src.cast(), bytes, pe) }
     })
 }
 
@@ -82,7 +98,13 @@ pub unsafe extern "C" fn rocshmem_getmem_nbi(dest: *mut c_void, source: *const c
 /// # Safety
 /// As `rocshmem_putmem`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn rocshmem_ctx_putmem(ctx: rocshmem_ctx_t, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn rocshmem_ctx_putmem(
+    ctx: rocshmem_ctx_t,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    pe: c_int,
+) {
     put::<u8>("rocshmem_ctx_putmem", Some(ctx), dest.cast(), source.cast(), nelems, pe)
 }
 
@@ -91,7 +113,13 @@ pub unsafe extern "C" fn rocshmem_ctx_putmem(ctx: rocshmem_ctx_t, dest: *mut c_v
 /// # Safety
 /// As `rocshmem_getmem`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn rocshmem_ctx_getmem(ctx: rocshmem_ctx_t, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn rocshmem_ctx_getmem(
+    ctx: rocshmem_ctx_t,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    pe: c_int,
+) {
     get::<u8>("rocshmem_ctx_getmem", Some(ctx), dest.cast(), source.cast(), nelems, pe)
 }
 
@@ -100,7 +128,13 @@ pub unsafe extern "C" fn rocshmem_ctx_getmem(ctx: rocshmem_ctx_t, dest: *mut c_v
 /// # Safety
 /// As `rocshmem_putmem`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn rocshmem_ctx_putmem_nbi(ctx: rocshmem_ctx_t, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn rocshmem_ctx_putmem_nbi(
+    ctx: rocshmem_ctx_t,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    pe: c_int,
+) {
     put::<u8>("rocshmem_ctx_putmem_nbi", Some(ctx), dest.cast(), source.cast(), nelems, pe)
 }
 
@@ -109,6 +143,12 @@ pub unsafe extern "C" fn rocshmem_ctx_putmem_nbi(ctx: rocshmem_ctx_t, dest: *mut
 /// # Safety
 /// As `rocshmem_getmem`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn rocshmem_ctx_getmem_nbi(ctx: rocshmem_ctx_t, dest: *mut c_void, source: *const c_void, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn rocshmem_ctx_getmem_nbi(
+    ctx: rocshmem_ctx_t,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    pe: c_int,
+) {
     get::<u8>("rocshmem_ctx_getmem_nbi", Some(ctx), dest.cast(), source.cast(), nelems, pe)
 }

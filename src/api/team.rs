@@ -21,7 +21,8 @@ fn split(parent: rocshmem_team_t, start: c_int, stride: c_int, size: c_int) -> R
 
 /// Creates a team from the parent members `start + k*stride`, `k < size`; collective over the
 /// parent. Members get the new handle, other parent PEs ROCSHMEM_TEAM_INVALID. Returns 0 on
-/// success, non-zero (and INVALID) on bad arguments or when ROCSHMEM_MAX_NUM_TEAMS is reached.
+/// success (also for an INVALID parent: nothing is created), non-zero (and INVALID) on bad
+/// arguments or when ROCSHMEM_MAX_NUM_TEAMS is reached.
 ///
 /// # Safety
 /// `new_team` must point to a writable handle; `config` may be NULL.
@@ -40,6 +41,11 @@ pub unsafe extern "C" fn rocshmem_team_split_strided(
     status_call("rocshmem_team_split_strided", || {
         if new_team.is_null() {
             return Err(Error::NullPointer("new_team"));
+        }
+        if parent_team.is_null() {
+            // A PE outside the parent (it holds INVALID) takes part with nothing to do, as in
+            // upstream and OpenSHMEM: new_team stays INVALID and the call succeeds.
+            return Ok(());
         }
         set_out(new_team, split(parent_team, start, stride, size)?);
         Ok(())
@@ -107,9 +113,7 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
                     }
                 }
             }
-            return Err(failure.unwrap_or_else(|| {
-                Error::TeamsExhausted { max: rt.teams.max() }
-            }));
+            return Err(failure.unwrap_or_else(|| Error::TeamsExhausted { max: rt.teams.max() }));
         }
         set_out(xteam, x);
         set_out(yteam, y);
@@ -132,7 +136,11 @@ pub extern "C" fn rocshmem_team_destroy(team: rocshmem_team_t) {
 
 /// PE `src_pe` of `src_team` numbered in `dest_team`, or -1 if it is not in both.
 #[unsafe(no_mangle)]
-pub extern "C" fn rocshmem_team_translate_pe(src_team: rocshmem_team_t, src_pe: c_int, dest_team: rocshmem_team_t) -> c_int {
+pub extern "C" fn rocshmem_team_translate_pe(
+    src_team: rocshmem_team_t,
+    src_pe: c_int,
+    dest_team: rocshmem_team_t,
+) -> c_int {
     value_call("rocshmem_team_translate_pe", -1, || {
         let rt = rt()?;
         if src_team.is_null() || dest_team.is_null() {

@@ -49,7 +49,11 @@ fn parse(args: Vec<String>) -> Options {
         match a.as_str() {
             "-n" | "-np" | "--np" | "-N" => {
                 let v = it.next().unwrap_or_else(|| fail("-n needs a number"));
-                o.n = v.parse().ok().filter(|n| (1..=4096).contains(n)).unwrap_or_else(|| fail(&format!("-n {v}: need 1..4096 PEs")));
+                o.n = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .unwrap_or_else(|| fail(&format!("-n {v}: need 1..4096 PEs")));
             }
             "-p" | "--prefix" => o.prefix = true,
             "-h" | "--help" => {

@@ -39,7 +39,14 @@ fn main() {
         );
         println!("  platforms         : host (built-in); amd and nvidia need their GPU runtime at run time");
         println!("  backends          : ipc");
-        println!("  MPI bootstrap     : {}", if cfg!(feature = "mpi") { "yes (libmpi loaded at run time)" } else { "no (built without the mpi feature)" });
+        println!(
+            "  MPI bootstrap     : {}",
+            if cfg!(feature = "mpi") {
+                "yes (libmpi loaded at run time)"
+            } else {
+                "no (built without the mpi feature)"
+            }
+        );
         println!("  device ABI version: {}", rocshmem::device_abi::ROCSHMEM_DEVICE_ABI_VERSION);
         println!();
     }

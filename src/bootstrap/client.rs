@@ -33,8 +33,14 @@ pub struct HubClient {
 
 impl HubClient {
     /// Joins the job described by `uid` as `rank` of `nranks`, waiting up to `timeout` for all.
-    pub fn join(uid: &UniqueId, rank: usize, nranks: usize, info: Vec<u8>, timeout: Duration, on_abort: AbortHook)
-        -> Result<HubClient> {
+    pub fn join(
+        uid: &UniqueId,
+        rank: usize,
+        nranks: usize,
+        info: Vec<u8>,
+        timeout: Duration,
+        on_abort: AbortHook,
+    ) -> Result<HubClient> {
         if nranks == 0 || rank >= nranks {
             return Err(Error::invalid(format!("rank {rank} is outside 0..{nranks}")));
         }
@@ -48,7 +54,9 @@ impl HubClient {
         let _ = stream.set_read_timeout(Some(timeout + Duration::from_secs(2)));
         let infos = match Msg::read_from(&mut stream) {
             Ok(Some(Msg::Welcome { infos })) if infos.len() == nranks => infos,
-            Ok(Some(Msg::Refuse { reason })) => return Err(Error::Bootstrap(format!("the rendezvous refused PE {rank}: {reason}"))),
+            Ok(Some(Msg::Refuse { reason })) => {
+                return Err(Error::Bootstrap(format!("the rendezvous refused PE {rank}: {reason}")));
+            }
             Ok(Some(Msg::Abort { reason, .. })) => return Err(Error::Bootstrap(reason)),
             Ok(Some(other)) => return Err(Error::Bootstrap(format!("unexpected reply to hello: {other:?}"))),
             Ok(None) => return Err(Error::Bootstrap("the rendezvous closed the connection during init".into())),

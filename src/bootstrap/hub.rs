@@ -134,9 +134,7 @@ fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
         match listener.accept() {
             Ok((stream, _)) => {
                 let s2 = shared.clone();
-                let _ = std::thread::Builder::new()
-                    .name("rocshmem-hub-conn".into())
-                    .spawn(move || serve(s2, stream));
+                let _ = std::thread::Builder::new().name("rocshmem-hub-conn".into()).spawn(move || serve(s2, stream));
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(5));

@@ -5,6 +5,7 @@
 //! - `rocshmem-run` hosts the hub and passes the id in `ROCSHMEM_RUN_UNIQUEID` ([`from_launcher`]);
 //! - unique-id init: the application moves the 128 bytes itself;
 //! - MPI (`mpi` feature): rank 0 makes the id and `MPI_Bcast`s it.
+//!
 //! With no launcher at all, the process is a single PE.
 
 pub mod client;
@@ -85,6 +86,7 @@ pub struct Job {
     link: Link,
 }
 
+#[allow(clippy::large_enum_variant)] // one per process
 enum Link {
     Single,
     Hub {
@@ -168,7 +170,14 @@ pub fn start(method: Method, cfg: &Config, on_abort: AbortHook) -> Result<Job> {
 fn single(info: PeInfo) -> Result<Job> {
     let mut tag = [0u8; 8];
     uid::random_bytes(&mut tag)?;
-    Ok(Job { my_pe: 0, n_pes: 1, job_tag: u64::from_be_bytes(tag), infos: vec![info], how: "single PE", link: Link::Single })
+    Ok(Job {
+        my_pe: 0,
+        n_pes: 1,
+        job_tag: u64::from_be_bytes(tag),
+        infos: vec![info],
+        how: "single PE",
+        link: Link::Single,
+    })
 }
 
 /// The environment `rocshmem-run` gives each child.
@@ -228,7 +237,7 @@ fn start_mpi(comm: Option<*mut std::ffi::c_void>, info: PeInfo, cfg: &Config, on
     let m = mpi::Mpi::load(&cfg.mpi_library)?;
     // SAFETY: the caller passed a pointer to an MPI_Comm (rocshmem_init_attr_t::mpi_comm).
     let comm = match comm {
-        Some(p) if !p.is_null() => unsafe { *(p as *const mpi_sys::MPI_Comm) },
+        Some(p) if !p.is_null() => m.resolve(unsafe { *(p as *const mpi_sys::MPI_Comm) }),
         _ => m.world(),
     };
     let (rank, size) = m.rank_size(comm)?;
@@ -288,7 +297,15 @@ mod tests {
         let handles: Vec<_> = (0..4)
             .map(|r| {
                 std::thread::spawn(move || {
-                    let c = HubClient::join(&uid, r, 4, format!("pe{r}").into_bytes(), Duration::from_secs(5), panic_hook()).unwrap();
+                    let c = HubClient::join(
+                        &uid,
+                        r,
+                        4,
+                        format!("pe{r}").into_bytes(),
+                        Duration::from_secs(5),
+                        panic_hook(),
+                    )
+                    .unwrap();
                     assert_eq!(c.infos.len(), 4);
                     assert_eq!(c.infos[3], b"pe3");
                     for round in 0..3u8 {
@@ -319,7 +336,10 @@ mod tests {
     #[test]
     fn missing_pe_times_out_with_its_number() {
         let hub = hub::Hub::start("127.0.0.1".parse().unwrap(), None, Duration::from_millis(300)).unwrap();
-        let e = HubClient::join(&hub.uid, 0, 2, vec![], Duration::from_millis(300), panic_hook()).err().unwrap().to_string();
+        let e = HubClient::join(&hub.uid, 0, 2, vec![], Duration::from_millis(300), panic_hook())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("[1]") && e.contains("ROCSHMEM_BOOTSTRAP_TIMEOUT"), "{e}");
     }
 
@@ -333,7 +353,8 @@ mod tests {
             let _ = tx.lock().unwrap().send((s, r));
         });
         let h2 = hook.clone();
-        let survivor = std::thread::spawn(move || HubClient::join(&uid, 0, 2, vec![], Duration::from_secs(5), h2).unwrap());
+        let survivor =
+            std::thread::spawn(move || HubClient::join(&uid, 0, 2, vec![], Duration::from_secs(5), h2).unwrap());
         let doomed = HubClient::join(&uid, 1, 2, vec![], Duration::from_secs(5), hook).unwrap();
         let survivor = survivor.join().unwrap();
         drop(doomed); // the socket closes without Finalize

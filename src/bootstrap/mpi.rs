@@ -29,6 +29,7 @@ pub struct Mpi {
     bcast: FnBcast,
     abort: FnAbort,
     world: MPI_Comm,
+    null: MPI_Comm,
     byte: MPI_Datatype,
     /// We called `MPI_Init_thread`, so `rocshmem_finalize` calls `MPI_Finalize`.
     pub initialized_by_us: bool,
@@ -44,8 +45,7 @@ const THREAD_MULTIPLE: c_int = mpi_sys::MPI_THREAD_MULTIPLE as c_int;
 impl Mpi {
     /// Loads `name` (or libmpi.so.40, then libmpi.so) and initialises MPI if nobody did yet.
     pub fn load(name: &str) -> Result<Mpi> {
-        let candidates: Vec<&str> =
-            if name.is_empty() { vec!["libmpi.so.40", "libmpi.so"] } else { vec![name] };
+        let candidates: Vec<&str> = if name.is_empty() { vec!["libmpi.so.40", "libmpi.so"] } else { vec![name] };
         let mut errors = Vec::new();
         let lib = candidates.iter().find_map(|c| {
             // SAFETY: loading Open MPI runs its constructors, which is what linking it would do.
@@ -68,7 +68,7 @@ impl Mpi {
         // SAFETY: each symbol is looked up with the C type MPI declares for it.
         unsafe {
             let sym = |n: &str| -> Result<*mut c_void> {
-                lib.get::<*mut c_void>(n.as_bytes()).map(|s| s.into_raw() as *mut c_void).map_err(|e| {
+                lib.get::<*mut c_void>(n.as_bytes()).map(|s| s.into_raw()).map_err(|e| {
                     Error::Mpi(format!(
                         "{n} not found in the MPI library ({e}); rocSHMEM's MPI bootstrap supports the Open MPI ABI"
                     ))
@@ -85,6 +85,7 @@ impl Mpi {
                 abort: std::mem::transmute::<*mut c_void, FnAbort>(sym("MPI_Abort")?),
                 // Open MPI's MPI_COMM_WORLD / MPI_BYTE are the addresses of these objects.
                 world: MPI_Comm(sym("ompi_mpi_comm_world")?.cast()),
+                null: MPI_Comm(sym("ompi_mpi_comm_null")?.cast()),
                 byte: MPI_Datatype(sym("ompi_mpi_byte")?.cast()),
                 initialized_by_us: false,
                 _lib: lib,
@@ -108,7 +109,8 @@ impl Mpi {
         }
         let mut provided: c_int = 0;
         // SAFETY: NULL argc/argv are allowed by MPI.
-        let rc = unsafe { (self.init_thread)(std::ptr::null_mut(), std::ptr::null_mut(), THREAD_MULTIPLE, &mut provided) };
+        let rc =
+            unsafe { (self.init_thread)(std::ptr::null_mut(), std::ptr::null_mut(), THREAD_MULTIPLE, &mut provided) };
         if rc != 0 {
             return Err(Error::Mpi(format!("MPI_Init_thread failed with code {rc}")));
         }
@@ -118,6 +120,12 @@ impl Mpi {
 
     pub fn world(&self) -> MPI_Comm {
         self.world
+    }
+
+    /// The communicator to use for `comm`: MPI_COMM_NULL (or a null handle) means
+    /// MPI_COMM_WORLD, as upstream treats it.
+    pub fn resolve(&self, comm: MPI_Comm) -> MPI_Comm {
+        if comm.0.is_null() || comm.0 == self.null.0 { self.world } else { comm }
     }
 
     pub fn rank_size(&self, comm: MPI_Comm) -> Result<(usize, usize)> {

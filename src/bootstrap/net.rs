@@ -51,7 +51,11 @@ pub fn listen_ip(ifname: &str, family: Family) -> Result<IpAddr> {
             let names: Vec<_> = addrs.iter().map(|(n, ip)| format!("{n}={ip}")).collect();
             Err(Error::Bootstrap(format!(
                 "ROCSHMEM_BOOTSTRAP_SOCKET_IFNAME='{want}' matches no interface with a {} address (have: {})",
-                match family { Family::V4 => "IPv4", Family::V6 => "IPv6", Family::Unspec => "usable" },
+                match family {
+                    Family::V4 => "IPv4",
+                    Family::V6 => "IPv6",
+                    Family::Unspec => "usable",
+                },
                 names.join(", ")
             )))
         }

@@ -92,7 +92,8 @@ impl UniqueId {
         let mut b = [0u8; UID_BYTES];
         for (i, chunk) in s.as_bytes().chunks(2).enumerate() {
             let h = std::str::from_utf8(chunk).unwrap_or("zz");
-            b[i] = u8::from_str_radix(h, 16).map_err(|_| Error::Bootstrap("unique id hex has a non-hex digit".into()))?;
+            b[i] =
+                u8::from_str_radix(h, 16).map_err(|_| Error::Bootstrap("unique id hex has a non-hex digit".into()))?;
         }
         UniqueId::from_bytes(&b)
     }

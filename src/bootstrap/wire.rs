@@ -33,15 +33,36 @@ pub enum Msg {
 
 struct Enc(Vec<u8>);
 impl Enc {
-    fn u8(&mut self, v: u8) -> &mut Self { self.0.push(v); self }
-    fn u16(&mut self, v: u16) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
-    fn u32(&mut self, v: u32) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
-    fn i32(&mut self, v: i32) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
-    fn u64(&mut self, v: u64) -> &mut Self { self.0.extend_from_slice(&v.to_be_bytes()); self }
-    fn bytes(&mut self, v: &[u8]) -> &mut Self { self.u32(v.len() as u32); self.0.extend_from_slice(v); self }
+    fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+    fn u16(&mut self, v: u16) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn i32(&mut self, v: i32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.u32(v.len() as u32);
+        self.0.extend_from_slice(v);
+        self
+    }
     fn list(&mut self, v: &[Vec<u8>]) -> &mut Self {
         self.u32(v.len() as u32);
-        for p in v { self.bytes(p); }
+        for p in v {
+            self.bytes(p);
+        }
         self
     }
 }
@@ -56,13 +77,28 @@ impl<'a> Dec<'a> {
         self.0 = b;
         Ok(a)
     }
-    fn u8(&mut self) -> Result<u8> { Ok(self.take(1)?[0]) }
-    fn u16(&mut self) -> Result<u16> { Ok(u16::from_be_bytes(self.take(2)?.try_into().unwrap())) }
-    fn u32(&mut self) -> Result<u32> { Ok(u32::from_be_bytes(self.take(4)?.try_into().unwrap())) }
-    fn i32(&mut self) -> Result<i32> { Ok(i32::from_be_bytes(self.take(4)?.try_into().unwrap())) }
-    fn u64(&mut self) -> Result<u64> { Ok(u64::from_be_bytes(self.take(8)?.try_into().unwrap())) }
-    fn bytes(&mut self) -> Result<Vec<u8>> { let n = self.u32()? as usize; Ok(self.take(n)?.to_vec()) }
-    fn string(&mut self) -> Result<String> { Ok(String::from_utf8_lossy(&self.bytes()?).into_owned()) }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_be_bytes(self.take(2)?.try_into().unwrap()))
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_be_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn i32(&mut self) -> Result<i32> {
+        Ok(i32::from_be_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_be_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    fn bytes(&mut self) -> Result<Vec<u8>> {
+        let n = self.u32()? as usize;
+        Ok(self.take(n)?.to_vec())
+    }
+    fn string(&mut self) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.bytes()?).into_owned())
+    }
     fn list(&mut self) -> Result<Vec<Vec<u8>>> {
         let n = self.u32()? as usize;
         if n > self.0.len() {
@@ -97,12 +133,24 @@ impl Msg {
                 e.0.extend_from_slice(secret);
                 e.bytes(info);
             }
-            Msg::Welcome { infos } => { e.list(infos); }
-            Msg::Refuse { reason } => { e.bytes(reason.as_bytes()); }
-            Msg::Gather { seq, data } => { e.u64(*seq).bytes(data); }
-            Msg::Gathered { seq, parts } => { e.u64(*seq).list(parts); }
-            Msg::Exit { status } => { e.i32(*status); }
-            Msg::Abort { status, pe, reason } => { e.i32(*status).i32(*pe).bytes(reason.as_bytes()); }
+            Msg::Welcome { infos } => {
+                e.list(infos);
+            }
+            Msg::Refuse { reason } => {
+                e.bytes(reason.as_bytes());
+            }
+            Msg::Gather { seq, data } => {
+                e.u64(*seq).bytes(data);
+            }
+            Msg::Gathered { seq, parts } => {
+                e.u64(*seq).list(parts);
+            }
+            Msg::Exit { status } => {
+                e.i32(*status);
+            }
+            Msg::Abort { status, pe, reason } => {
+                e.i32(*status).i32(*pe).bytes(reason.as_bytes());
+            }
             Msg::Finalize | Msg::Bye => {}
         }
         let len = (e.0.len() - 4) as u32;

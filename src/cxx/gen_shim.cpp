@@ -1261,6 +1261,42 @@ void rocshmem_ctx_double_sum_to_all(rocshmem_ctx_t ctx, double *dest, const doub
 void rocshmem_ctx_double_min_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
 void rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
 void rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+int rocshmem_ctx_int_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_int_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce);
+int rocshmem_ctx_short_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_short_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce);
+int rocshmem_ctx_long_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_long_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce);
+int rocshmem_ctx_longlong_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_or_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_and_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_longlong_xor_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce);
+int rocshmem_ctx_float_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+int rocshmem_ctx_float_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+int rocshmem_ctx_float_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+int rocshmem_ctx_float_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce);
+int rocshmem_ctx_double_sum_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+int rocshmem_ctx_double_min_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+int rocshmem_ctx_double_max_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
+int rocshmem_ctx_double_prod_to_all_team(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce);
 }  // extern "C"
 }  // namespace c_abi
 
@@ -2517,5 +2553,41 @@ void rocshmem_ctx_double_sum_to_all(rocshmem_ctx_t ctx, double *dest, const doub
 void rocshmem_ctx_double_min_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync) { return c_abi::rocshmem_ctx_double_min_to_all(ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync); }
 void rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync) { return c_abi::rocshmem_ctx_double_max_to_all(ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync); }
 void rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync) { return c_abi::rocshmem_ctx_double_prod_to_all(ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync); }
+int rocshmem_ctx_int_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_prod_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_or_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_and_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_int_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce) { return c_abi::rocshmem_ctx_int_xor_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_prod_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_or_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_and_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_short_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce) { return c_abi::rocshmem_ctx_short_xor_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_prod_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_or_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_and_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_long_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce) { return c_abi::rocshmem_ctx_long_xor_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_prod_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_or_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_or_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_and_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_and_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_longlong_xor_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce) { return c_abi::rocshmem_ctx_longlong_xor_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_float_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce) { return c_abi::rocshmem_ctx_float_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_float_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce) { return c_abi::rocshmem_ctx_float_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_float_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce) { return c_abi::rocshmem_ctx_float_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_float_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce) { return c_abi::rocshmem_ctx_float_prod_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_double_sum_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce) { return c_abi::rocshmem_ctx_double_sum_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_double_min_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce) { return c_abi::rocshmem_ctx_double_min_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_double_max_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce) { return c_abi::rocshmem_ctx_double_max_to_all_team(ctx, team, dest, source, nreduce); }
+int rocshmem_ctx_double_prod_to_all(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce) { return c_abi::rocshmem_ctx_double_prod_to_all_team(ctx, team, dest, source, nreduce); }
 
 }  // namespace rocshmem

@@ -39,6 +39,12 @@ int rocshmem_init_thread(int requested, int *provided, MPI_Comm comm) {
   return c_abi::rocshmem_init_thread(requested, provided, &comm);
 }
 
+// rocSHMEM 2.x: the communicator defaulted to MPI_COMM_WORLD; a NULL one means the world as
+// launched (rocshmem-run, mpirun or a single PE).
+int rocshmem_init_thread(int requested, int *provided) {
+  return c_abi::rocshmem_init_thread(requested, provided, nullptr);
+}
+
 }  // namespace rocshmem
 
 // Called by the core at init (handles) and finalize (nulls).

@@ -38,7 +38,14 @@ fn map(fd: i32, len: usize, what: &str) -> Result<*mut u8> {
     let span = len + SEGMENT_ALIGN;
     // SAFETY: an anonymous, inaccessible reservation; the kernel picks the address.
     let r = unsafe {
-        libc::mmap(std::ptr::null_mut(), span, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
     };
     if r == libc::MAP_FAILED {
         return Err(Error::last_os(format!("reserving {span} bytes of address space for {what}")));

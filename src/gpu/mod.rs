@@ -42,7 +42,12 @@ unsafe impl Send for Segment {}
 unsafe impl Sync for Segment {}
 
 impl Segment {
-    pub fn new(base: *mut u8, len: usize, handle: Vec<u8>, unmap: Box<dyn FnOnce(*mut u8, usize) + Send + Sync>) -> Segment {
+    pub fn new(
+        base: *mut u8,
+        len: usize,
+        handle: Vec<u8>,
+        unmap: Box<dyn FnOnce(*mut u8, usize) + Send + Sync>,
+    ) -> Segment {
         Segment { base, len, handle, unmap: Some(unmap) }
     }
 

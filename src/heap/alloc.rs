@@ -66,9 +66,10 @@ impl Allocator {
         Some(start)
     }
 
-    /// Frees the block starting at `off`; Err if `off` is not the start of a live block.
-    pub fn free(&mut self, off: usize) -> Result<usize, ()> {
-        let len = self.used.remove(&off).ok_or(())?;
+    /// Frees the block starting at `off` and returns its length; None if `off` is not the
+    /// start of a live block.
+    pub fn free(&mut self, off: usize) -> Option<usize> {
+        let len = self.used.remove(&off)?;
         let mut start = off;
         let mut end = off + len;
         if let Some((&po, &pl)) = self.free.range(..off).next_back() {
@@ -82,7 +83,7 @@ impl Allocator {
             end += nl;
         }
         self.free.insert(start, end - start);
-        Ok(len)
+        Some(len)
     }
 
     /// Length of the live block at `off`, if there is one.
@@ -134,8 +135,8 @@ mod tests {
         check_invariants(&a);
         a.free(y).unwrap();
         check_invariants(&a);
-        assert_eq!(a.free(y), Err(()), "double free is refused");
-        assert_eq!(a.free(x + 8), Err(()), "interior pointer is refused");
+        assert_eq!(a.free(y), None, "double free is refused");
+        assert_eq!(a.free(x + 8), None, "interior pointer is refused");
         a.free(x).unwrap();
         a.free(z).unwrap();
         check_invariants(&a);

@@ -182,7 +182,7 @@ impl SymmetricHeap {
     /// Frees a block; the error says why the pointer is not one of ours.
     pub fn free(&self, addr: usize) -> Result<()> {
         let off = self.offset_of(addr, 1, "rocshmem_free")?;
-        self.alloc.lock().unwrap().free(off).map(|_| ()).map_err(|_| {
+        self.alloc.lock().unwrap().free(off).map(|_| ()).ok_or_else(|| {
             Error::invalid(format!("{addr:#x} is inside the symmetric heap but is not the start of a live allocation"))
         })
     }

@@ -2480,3 +2480,219 @@ pub unsafe extern "C" fn rocshmem_ctx_double_max_to_all(ctx: rocshmem_ctx_t, des
 pub unsafe extern "C" fn rocshmem_ctx_double_prod_to_all(ctx: rocshmem_ctx_t, dest: *mut f64, source: *const f64, nreduce: c_int, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pWrk: *mut f64, pSync: *mut c_long) {
     coll::to_all("rocshmem_ctx_double_prod_to_all", ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync, <f64 as Arith>::prod)
 }
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_sum_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_min_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_max_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_prod_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::prod)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_or_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::or)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_and_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::and)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_int_xor_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::xor)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_sum_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_min_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_max_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_prod_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::prod)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_or_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::or)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_and_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::and)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_short_xor_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::xor)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_sum_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_min_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_max_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_prod_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::prod)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_or_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::or)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_and_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::and)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_long_xor_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::xor)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_sum_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_min_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_max_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_prod_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::prod)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_or_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::or)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_and_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::and)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_longlong_xor_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::xor)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_float_sum_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_float_min_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_float_max_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_float_prod_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::prod)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_double_sum_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::sum)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_double_min_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::min)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_double_max_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::max)
+}
+
+/// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
+    coll::reduce("rocshmem_ctx_double_prod_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::prod)
+}

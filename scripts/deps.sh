@@ -7,7 +7,7 @@ need=""
 have() { command -v "$1" >/dev/null 2>&1; }
 pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 
-for p in build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev clang; do
+for p in build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev; do
   if pkg_missing "$p"; then need="$need $p"; fi
 done
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Quick start, step 2: build everything and run the whole test suite (what CI runs).
 #   ./scripts/test.sh
-# Steps: dependencies, Rust unit tests, a CMake build of the library, examples and tests,
+# Steps: dependencies, Rust format/lint/unit tests, a CMake build of the library, examples and tests,
 # every ctest (C/C++ tests at 1-8 PEs, MPI, unique id, Python ctypes, name coverage, ABI,
 # generated files committed), and an install consumed through find_package and pkg-config.
 set -eu
@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-echo "== Rust unit tests"
+echo "== Rust: format, lints, unit tests"
+cargo fmt --check
+cargo clippy --all-targets --quiet -- -D warnings
 cargo test --quiet
 
 echo "== build (CMake drives cargo)"

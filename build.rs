@@ -42,13 +42,15 @@ fn main() {
 
     // 2. C headers: the public API, and the core/device ABI structures.
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
+    // Only the C surface (src/api, whose submodules cbindgen follows) and the element types it
+    // names: internal constants of the core must not leak into the public header.
+    let api_sources = [root.join("src/api/mod.rs"), root.join("src/scalar.rs")];
     let mut api = Vec::new();
-    cbindgen::Builder::new()
-        .with_crate(&root)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen: include/rocshmem/rocshmem.h")
-        .write(&mut api);
+    let mut builder = cbindgen::Builder::new().with_config(config);
+    for src in &api_sources {
+        builder = builder.with_src(src);
+    }
+    builder.generate().expect("cbindgen: include/rocshmem/rocshmem.h").write(&mut api);
     write_if_changed(&root.join("include/rocshmem/rocshmem.h"), &String::from_utf8(api).unwrap());
 
     let mut abi = Vec::new();

@@ -195,6 +195,13 @@ int main(int argc, char **argv) {
   REPORTS("rocshmem_int_wait_until", rocshmem_int_wait_until(NULL, ROCSHMEM_CMP_EQ, 0));
   REPORTS("rocshmem_int_test", CHECK(rocshmem_int_test(sym, 6, 0) == 0, "test with cmp 6"));
   REPORTS("rocshmem_int_wait_until_all", rocshmem_int_wait_until_all(sym, 4, NULL, 77, 0));
+  /* NULL arrays where elements are needed */
+  REPORTS("rocshmem_int_wait_until_all", rocshmem_int_wait_until_all(NULL, 4, NULL, ROCSHMEM_CMP_EQ, 0));
+  REPORTS("rocshmem_int_wait_until_any",
+          CHECK(rocshmem_int_wait_until_any(NULL, 4, NULL, ROCSHMEM_CMP_EQ, 0) == SIZE_MAX, "any of NULL"));
+  REPORTS("rocshmem_int_wait_until_some",
+          CHECK(rocshmem_int_wait_until_some(sym, 4, NULL, NULL, ROCSHMEM_CMP_EQ, 0) == 0, "some without indices"));
+  REPORTS("rocshmem_int_wait_until_all_vector", rocshmem_int_wait_until_all_vector(sym, 4, NULL, ROCSHMEM_CMP_EQ, NULL));
 
   /* ---- zero elements: no-ops, silent, nothing changes ---- */
   rocshmem_barrier_all();

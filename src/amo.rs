@@ -95,7 +95,7 @@ pub fn amo<T: AmoWord>(rt: &Runtime, op: AmoOp, dst: *mut T, value: T, cond: T, 
         }
     };
     if op != AmoOp::Fetch {
-        ring(rt.heap.control(pe).header());
+        ring(&rt.heap.control(pe).header().data_bell);
     }
     Stats::add(&rt.stats.atomics, 1);
     Ok(T::from_bits(old))

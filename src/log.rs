@@ -3,7 +3,8 @@
 //! Format: `rocshmem: PE <n>: <call>: <message>`; before the PE number is known, `PE ?`.
 //! Levels follow upstream: NONE < ERROR < WARN < ENV < VERSION < INFO < API < TRACE, and a level
 //! enables everything at or below it. Modifiers `:no<level>` switch one category off and `:env`
-//! switches the environment dump on whatever the level.
+//! switches the environment dump on whatever the level; `:stats` turns on the operation
+//! counters of `rocshmem_dump_stats`.
 
 use once_cell::sync::Lazy;
 use std::io::Write;
@@ -32,10 +33,11 @@ const NAMES: [(&str, Level); 8] = [
     ("TRACE", Level::Trace),
 ];
 
-/// Which categories print.
+/// Which categories print, and whether operation statistics are counted (`:stats`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
     enabled: [bool; 8],
+    stats: bool,
 }
 
 impl Filter {
@@ -49,8 +51,11 @@ impl Filter {
         for (_, l) in NAMES.iter().skip(1) {
             enabled[*l as usize] = *l <= level;
         }
+        let mut stats = false;
         for word in parts {
-            if let Some(rest) = word.strip_prefix("NO") {
+            if word == "STATS" {
+                stats = true;
+            } else if let Some(rest) = word.strip_prefix("NO") {
                 if let Some((_, l)) = NAMES.iter().find(|(n, _)| *n == rest) {
                     enabled[*l as usize] = false;
                 }
@@ -58,7 +63,7 @@ impl Filter {
                 enabled[*l as usize] = true;
             }
         }
-        Filter { enabled }
+        Filter { enabled, stats }
     }
 
     pub fn on(&self, level: Level) -> bool {
@@ -78,6 +83,12 @@ pub fn set_pe(pe: i32) {
 
 pub fn enabled(level: Level) -> bool {
     FILTER.on(level)
+}
+
+/// Whether operation statistics are counted (`ROCSHMEM_DEBUG_LEVEL=...:stats`).
+#[inline]
+pub fn stats_on() -> bool {
+    FILTER.stats
 }
 
 /// Writes one line if `level` is enabled. Use the `log_*!` macros.
@@ -123,6 +134,7 @@ mod tests {
         assert!(f.on(Level::Trace) && !f.on(Level::Warn) && f.on(Level::Error));
         let f = Filter::parse("ERROR:env");
         assert!(f.on(Level::Env) && !f.on(Level::Warn));
+        assert!(Filter::parse("ERROR:stats").stats && !Filter::parse("ERROR").stats);
         let f = Filter::parse("bogus");
         assert!(f.on(Level::Error) && !f.on(Level::Warn), "unknown level keeps the default");
     }

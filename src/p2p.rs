@@ -85,7 +85,7 @@ pub fn wait_until<T: Scalar>(rt: &Runtime, ivar: *const T, cmp: i32, value: T) -
     check_ivars(rt, ivar, 1)?;
     Stats::add(&rt.stats.waits, 1);
     let me = rt.heap.control(rt.my_pe());
-    block_until(me.header(), || satisfied(ivar, 0, cmp, &Against::One(value)));
+    block_until(&me.header().data_bell, || satisfied(ivar, 0, cmp, &Against::One(value)));
     Ok(())
 }
 
@@ -113,7 +113,7 @@ pub fn wait_until_all<T: Scalar>(
     let me = rt.heap.control(rt.my_pe());
     // Elements already seen satisfied stay so (the caller owns the variables' life cycle).
     let mut next = 0;
-    block_until(me.header(), || {
+    block_until(&me.header().data_bell, || {
         while next < n && (!included(status, next) || satisfied(ivars, next, cmp, &against)) {
             next += 1;
         }
@@ -140,7 +140,7 @@ pub fn wait_until_any<T: Scalar>(
     Stats::add(&rt.stats.waits, 1);
     let me = rt.heap.control(rt.my_pe());
     let mut found = usize::MAX;
-    block_until(me.header(), || {
+    block_until(&me.header().data_bell, || {
         found = (0..n).find(|&i| included(status, i) && satisfied(ivars, i, cmp, &against)).unwrap_or(usize::MAX);
         found != usize::MAX
     });
@@ -166,7 +166,7 @@ pub fn wait_until_some<T: Scalar>(
     Stats::add(&rt.stats.waits, 1);
     let me = rt.heap.control(rt.my_pe());
     let mut count = 0;
-    block_until(me.header(), || {
+    block_until(&me.header().data_bell, || {
         count = 0;
         for i in 0..n {
             if included(status, i) && satisfied(ivars, i, cmp, &against) {

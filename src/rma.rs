@@ -27,7 +27,7 @@ pub unsafe fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
     // SAFETY: `remote` is inside PE `pe`'s mapped heap for `bytes`; `src` is the caller's
     // readable buffer. They may overlap when pe is this PE, hence copy (memmove).
     unsafe { std::ptr::copy(src, remote, bytes) };
-    ring(rt.heap.control(pe).header());
+    ring(&rt.heap.control(pe).header().data_bell);
     Stats::add(&rt.stats.puts, 1);
     Stats::add(&rt.stats.put_bytes, bytes as u64);
     Ok(())
@@ -56,8 +56,9 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
 pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()> {
     let remote = rt.heap.peer_addr(dst as usize, std::mem::size_of::<T>(), pe, "destination")?;
     T::store(remote.cast(), value);
-    ring(rt.heap.control(pe).header());
+    ring(&rt.heap.control(pe).header().data_bell);
     Stats::add(&rt.stats.puts, 1);
+    Stats::add(&rt.stats.put_bytes, std::mem::size_of::<T>() as u64);
     Ok(())
 }
 
@@ -65,6 +66,7 @@ pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()
 pub fn g<T: Scalar>(rt: &Runtime, src: *const T, pe: usize) -> Result<T> {
     let remote = rt.heap.peer_addr(src as usize, std::mem::size_of::<T>(), pe, "source")?;
     Stats::add(&rt.stats.gets, 1);
+    Stats::add(&rt.stats.get_bytes, std::mem::size_of::<T>() as u64);
     Ok(T::load(remote as *const T))
 }
 

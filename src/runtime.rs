@@ -53,8 +53,13 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Counts only when statistics are on (`ROCSHMEM_DEBUG_LEVEL=...:stats`, as upstream): the
+    /// counters are shared by the PE's threads, and an atomic add per call is not free.
+    #[inline]
     pub fn add(c: &AtomicU64, n: u64) {
-        c.fetch_add(n, Ordering::Relaxed);
+        if crate::log::stats_on() {
+            c.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     fn all(&self) -> [(&'static str, &AtomicU64); 10] {
@@ -73,6 +78,11 @@ impl Stats {
     }
 
     pub fn dump(&self, pe: usize) -> String {
+        if !crate::log::stats_on() {
+            return format!(
+                "rocshmem stats PE {pe}: statistics are off; run with ROCSHMEM_DEBUG_LEVEL=<level>:stats to count"
+            );
+        }
         let body: Vec<String> = self.all().iter().map(|(n, c)| format!("{n}={}", c.load(Ordering::Relaxed))).collect();
         format!("rocshmem stats PE {pe}: {}", body.join(" "))
     }

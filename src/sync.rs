@@ -9,7 +9,7 @@
 //!   team: every signal sent in a barrier is consumed before that barrier ends.
 
 use crate::error::{Error, Result};
-use crate::heap::{ControlHeader, SymmetricHeap};
+use crate::heap::{Doorbell, SymmetricHeap};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::time::{Duration, Instant};
 
@@ -59,16 +59,17 @@ fn futex_wake_all(word: &AtomicU32) {
 /// swap on `rung` orders this writer's stores before the sleeper's next check, which clears
 /// `rung` with a swap too.
 #[inline]
-pub fn ring(target: &ControlHeader) {
+pub fn ring(bell: &Doorbell) {
     fence(Ordering::SeqCst);
-    if target.sleepers.load(Ordering::Relaxed) > 0 && target.rung.swap(1, Ordering::SeqCst) == 0 {
-        target.doorbell.fetch_add(1, Ordering::SeqCst);
-        futex_wake_all(&target.doorbell);
+    if bell.sleepers.load(Ordering::Relaxed) > 0 && bell.rung.swap(1, Ordering::SeqCst) == 0 {
+        bell.word.fetch_add(1, Ordering::SeqCst);
+        futex_wake_all(&bell.word);
     }
 }
 
-/// Blocks until `ready()` is true. `me` is this PE's control header (its doorbell).
-pub fn wait_until(me: &ControlHeader, mut ready: impl FnMut() -> bool) {
+/// Blocks until `ready()` is true, sleeping (when it comes to that) on this PE's doorbell `me`
+/// that the writers whose stores can make `ready()` true ring.
+pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
     if ready() {
         return;
     }
@@ -96,12 +97,12 @@ pub fn wait_until(me: &ControlHeader, mut ready: impl FnMut() -> bool) {
         me.sleepers.fetch_add(1, Ordering::SeqCst);
         // A new sleep period: the next writer must ring again.
         me.rung.swap(0, Ordering::SeqCst);
-        let seen = me.doorbell.load(Ordering::SeqCst);
+        let seen = me.word.load(Ordering::SeqCst);
         if ready() {
             me.sleepers.fetch_sub(1, Ordering::SeqCst);
             return;
         }
-        futex_wait(&me.doorbell, seen, sleep);
+        futex_wait(&me.word, seen, sleep);
         me.sleepers.fetch_sub(1, Ordering::SeqCst);
         if ready() {
             return;
@@ -170,7 +171,7 @@ impl SyncState {
     pub fn signal(&self, heap: &SymmetricHeap, slot: usize, to: usize) {
         let c = heap.control(to);
         c.pair(slot, heap.my_pe).fetch_add(1, Ordering::SeqCst);
-        ring(c.header());
+        ring(&c.header().sync_bell);
     }
 
     /// Waits for the next signal from PE `from` on `slot`.
@@ -179,7 +180,7 @@ impl SyncState {
         let want = slot_from.load(Ordering::Relaxed) + 1;
         let me = heap.control(heap.my_pe);
         let counter = me.pair(slot, from);
-        wait_until(me.header(), || counter.load(Ordering::Acquire) >= want);
+        wait_until(&me.header().sync_bell, || counter.load(Ordering::Acquire) >= want);
         slot_from.store(want, Ordering::Relaxed);
     }
 
@@ -222,7 +223,7 @@ mod tests {
 
     #[test]
     fn wait_wakes_on_ring_from_another_thread() {
-        let hdr: &'static ControlHeader = Box::leak(Box::new(unsafe { std::mem::zeroed::<ControlHeader>() }));
+        let hdr: &'static Doorbell = Box::leak(Box::new(unsafe { std::mem::zeroed::<Doorbell>() }));
         let flag: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
         let t = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(30));

@@ -4,7 +4,7 @@
 
 #include "test_util.h"
 
-int main(void) {
+int main(int argc, char **argv) {
   rocshmem_init();
   int me = rocshmem_my_pe(), n = rocshmem_n_pes();
   REQUIRE(n >= 1 && me >= 0 && me < n, "my_pe=%d n_pes=%d", me, n);
@@ -22,6 +22,14 @@ int main(void) {
   rocshmem_info_get_name(name);
   CHECK(strlen(name) > 0 && strlen(name) < ROCSHMEM_MAX_NAME_LEN, "name '%s'", name);
   if (me == 0) printf("hello from %d PEs (%s)\n", n, name);
+  if (argc > 1 && strcmp(argv[1], "--stats") == 0) {
+    /* With ROCSHMEM_DEBUG_LEVEL=...:stats the counters saw our n puts (checked by ctest's
+     * PASS_REGULAR_EXPRESSION); after a reset they read zero. */
+    fflush(stdout);
+    rocshmem_dump_stats();
+    rocshmem_reset_stats();
+    rocshmem_dump_stats();
+  }
   rocshmem_free(slots);
   rocshmem_finalize();
   TEST_DONE("hello");

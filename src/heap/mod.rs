@@ -15,19 +15,29 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 
 const CONTROL_MAGIC: u64 = 0x726f_6373_686d_656d; // "rocshmem"
 
+/// A futex word a PE sleeps on, and what writers need to know to wake it (see `sync`).
+#[repr(C, align(64))]
+pub struct Doorbell {
+    /// Futex word: bumped (only when someone sleeps) after a write that may end a wait.
+    pub word: AtomicU32,
+    /// Threads of this PE sleeping on `word`.
+    pub sleepers: AtomicU32,
+    /// 1 once a writer rang for the current sleep period: later writers need not ring again
+    /// (a sleeper clears it before each sleep).
+    pub rung: AtomicU32,
+    _pad: [u32; 13],
+}
+
 /// The first cache lines of a PE's control region.
 #[repr(C, align(64))]
 pub struct ControlHeader {
     pub magic: AtomicU64,
     _pad0: [u64; 7],
-    /// Futex word: bumped (only when someone sleeps) after a peer writes into this PE's heap.
-    pub doorbell: AtomicU32,
-    /// Threads of this PE sleeping on `doorbell`.
-    pub sleepers: AtomicU32,
-    /// 1 once a writer rang for the current sleep period: later writers need not ring again
-    /// (a sleeper clears it before each sleep).
-    pub rung: AtomicU32,
-    _pad1: [u32; 13],
+    /// Rung by writes into the user heap (puts, p, atomics): wakes `wait_until` sleepers.
+    pub data_bell: Doorbell,
+    /// Rung by synchronisation signals: wakes barrier sleepers. Separate, so that a stream
+    /// of puts into a PE sleeping in a barrier does not wake it for nothing.
+    pub sync_bell: Doorbell,
 }
 
 /// Where things are inside one PE's control region. Every PE computes the same layout from

@@ -85,9 +85,7 @@ pub unsafe fn reduce<T: Scalar>(
     if n == 0 {
         return g.barrier(rt);
     }
-    let sources: Vec<*const T> = (0..g.set.size)
-        .map(|i| rt.heap.peer_addr(src as usize, bytes, g.set.pe(i), "source").map(|p| p as *const T))
-        .collect::<Result<_>>()?;
+    let sources = member_copies(rt, g, src, bytes)?;
     if bytes < SPLIT_BYTES || g.set.size < 3 {
         // Everyone combines everything into a private buffer, then overwrites dst once every
         // member has finished reading (dst may be src: in-place reductions).
@@ -138,15 +136,20 @@ pub unsafe fn reduce_scatter<T: Scalar>(
     if n == 0 {
         return g.barrier(rt);
     }
-    let sources: Vec<*const T> = (0..g.set.size)
-        .map(|i| rt.heap.peer_addr(src as usize, in_bytes, g.set.pe(i), "source").map(|p| p as *const T))
-        .collect::<Result<_>>()?;
+    let sources = member_copies(rt, g, src, in_bytes)?;
     let lo = g.my_idx * n;
     let acc = combine(&sources, lo, lo + n, op);
     g.barrier(rt)?;
     // SAFETY: dst[0..n] checked above.
     unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
     Ok(())
+}
+
+/// Where each member's copy of the symmetric array `src` (`bytes` long) is mapped here.
+fn member_copies<T>(rt: &Runtime, g: &Group, src: *const T, bytes: usize) -> Result<Vec<*const T>> {
+    (0..g.set.size)
+        .map(|i| rt.heap.peer_addr(src as usize, bytes, g.set.pe(i), "source").map(|p| p as *const T))
+        .collect()
 }
 
 /// Elements `lo..hi` combined over all sources, in source order.

@@ -125,7 +125,7 @@ env_table! {
     heap_size: Size = "ROCSHMEM_HEAP_SIZE", default "1073741824", "memory",
         "Symmetric heap bytes per PE (reserved, not touched, until used).";
     debug_level: Text = "ROCSHMEM_DEBUG_LEVEL", default "ERROR", "debug",
-        "Log verbosity: NONE, ERROR, WARN, ENV, VERSION, INFO, API, TRACE, with :modifiers (:noerror, :nowarn, :env, ...).";
+        "Log verbosity: NONE, ERROR, WARN, ENV, VERSION, INFO, API, TRACE, with :modifiers (:noerror, :nowarn, :env, :stats counts operations).";
     backend: Text = "ROCSHMEM_BACKEND", default "", "backend",
         "Force a backend (ipc, ro, gda); empty picks the best one that can run.";
     max_num_contexts: Int = "ROCSHMEM_MAX_NUM_CONTEXTS", default "32", "contexts",
@@ -208,8 +208,16 @@ impl Config {
 /// The table as text, one variable a line, with this process's value next to the default.
 pub fn describe(show_all: bool) -> String {
     let mut out = String::new();
-    let mut category = "";
+    // Categories in the order they first appear in the table, each listed once.
+    let mut categories: Vec<&str> = Vec::new();
     for v in ENV_VARS {
+        if !categories.contains(&v.category) {
+            categories.push(v.category);
+        }
+    }
+    let rows = categories.iter().flat_map(|c| ENV_VARS.iter().filter(move |v| v.category == *c));
+    let mut category = "";
+    for v in rows {
         if v.category == "launcher" && !show_all {
             continue;
         }

@@ -381,6 +381,22 @@ fn build(method: Method) -> Result<Runtime> {
         gpu.describe(),
         cfg.heap_size >> 20
     );
+    if me == 0 {
+        // ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier): say what runs, and how.
+        use crate::log::{Level, enabled, write};
+        if enabled(Level::Version) {
+            let v = format!(
+                "rocSHMEM {} ({}), {n} PEs, {}",
+                crate::VERSION,
+                crate::api::ROCSHMEM_VENDOR_STRING,
+                gpu.describe()
+            );
+            write(Level::Version, "rocshmem_init", format_args!("{v}"));
+        }
+        if enabled(Level::Env) {
+            write(Level::Env, "rocshmem_init", format_args!("environment:\n{}", crate::env::describe(false)));
+        }
+    }
     Ok(Runtime {
         cfg,
         job,

@@ -20,6 +20,9 @@ echo "== build (CMake drives cargo)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 
+echo "== name coverage against upstream's list (also a ctest)"
+python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
+
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j2 --timeout 300
 

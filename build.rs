@@ -31,7 +31,7 @@ fn main() {
     let v = |k: &str| std::env::var(k).unwrap().parse::<u32>().unwrap();
     let version = (v("CARGO_PKG_VERSION_MAJOR"), v("CARGO_PKG_VERSION_MINOR"), v("CARGO_PKG_VERSION_PATCH"));
 
-    for p in ["codegen", "cbindgen.toml", "src", "include/rocshmem"] {
+    for p in ["codegen", "cbindgen.toml", "src", "include/rocshmem", "device/src", "device/platform", "device/gen"] {
         println!("cargo:rerun-if-changed={p}");
     }
 
@@ -71,13 +71,23 @@ fn main() {
         .write(&mut abi);
     write_if_changed(&root.join("device/include/rocshmem_device/device_abi.h"), &String::from_utf8(abi).unwrap());
 
-    // 3. The C++ shim, linked whole into both the .so and the .a.
+    // 3. The C++ shim and the device library built for the host platform (GPU threads are CPU
+    //    threads started by its launcher), linked whole into both the .so and the .a.
+    let mut device_sources: Vec<PathBuf> = std::fs::read_dir(root.join("device/gen"))
+        .expect("device/gen")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    device_sources.sort();
     cc::Build::new()
         .cpp(true)
         .std("c++17")
         .include(root.join("include"))
+        .include(root.join("device/include"))
         .file(root.join("src/cxx/shim_core.cpp"))
         .file(root.join("src/cxx/gen_shim.cpp"))
+        .file(root.join("device/platform/host_launcher.cpp"))
+        .files(&device_sources)
         .flag("-fno-exceptions")
         .flag("-fno-rtti")
         .warnings(true)
@@ -92,7 +102,10 @@ fn main() {
     //    own version script lists only Rust symbols; GNU ld merges the two scripts).
     //    ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
     let map = out.join("cxx_exports.map");
-    write_if_changed(&map, "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n};\n");
+    write_if_changed(
+        &map,
+        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n};\n",
+    );
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));
 }

@@ -161,6 +161,12 @@ pub fn rust_module(fams: &[&str], helpers: &str) -> String {
     s
 }
 
+/// `__host__`, or `ROCSHMEM_HD_API` (`__host__ __device__` on GPUs) for names that are also
+/// device functions.
+fn host_attr(name: &str, params: &[String]) -> &'static str {
+    if super::device::is_hd(name, params) { "ROCSHMEM_HD_API" } else { "__host__" }
+}
+
 /// `include/rocshmem/<header>`: the C++ declarations of the families it holds.
 pub fn cxx_header(header: &str, guard: &str, what: &str) -> String {
     let mut s = String::from(C_BANNER);
@@ -170,7 +176,14 @@ pub fn cxx_header(header: &str, guard: &str, what: &str) -> String {
         let t = e.ty;
         let params: Vec<String> = e.params().iter().map(|p| p_cxx(p, t)).collect();
         let _ = writeln!(s, "/// {}", e.fam.doc.replace("{T}", t.cxx).replace('`', ""));
-        let _ = writeln!(s, "__host__ {} {}({});", ret_cxx(e.fam.ret, t), e.cxx_name(), params.join(", "));
+        let _ = writeln!(
+            s,
+            "{} {} {}({});",
+            host_attr(&e.cxx_name(), &params),
+            ret_cxx(e.fam.ret, t),
+            e.cxx_name(),
+            params.join(", ")
+        );
     }
     let _ = writeln!(s, "\n}}  // namespace rocshmem\n\n#endif  // {guard}");
     s
@@ -224,7 +237,8 @@ pub fn host_core_header() -> String {
     );
     for c in CORE.iter().filter(|c| c.header == "rocshmem_HOST.hpp") {
         let sig = parse_sig(c.decl);
-        let _ = writeln!(s, "{}__host__ {} {}({});", sig.attrs, sig.ret, sig.name, sig.params_decl.join(", "));
+        let attr = host_attr(&sig.name, &sig.params);
+        let _ = writeln!(s, "{}{attr} {} {}({});", sig.attrs, sig.ret, sig.name, sig.params_decl.join(", "));
     }
     let _ = writeln!(s, "\n}}  // namespace rocshmem\n\n#endif  // {guard}");
     s
@@ -232,20 +246,32 @@ pub fn host_core_header() -> String {
 
 /// `src/cxx/gen_shim.cpp`: the C++ names upstream objects link against, each forwarding to
 /// the C entry point of the same name (the compiler does the mangling).
-pub fn shim() -> String {
+pub fn shim(device: &[super::device::DevFn]) -> String {
+    use super::device::Side;
     let mut decls = String::new();
     let mut defs = String::new();
+    // Names that are also device functions: called from a kernel on the host platform, they
+    // run the device library's entry point (rocshmem::device::<name>) instead.
+    let body = |name: &str, params: &[String], c_name: &str, args: &str| {
+        let from_kernel = device.iter().any(|f| f.side == Side::HD && f.name == name && f.params == params);
+        if from_kernel {
+            format!(
+                "if (rocshmem_platform_host_in_kernel()) return device::{name}({args}); return c_abi::{c_name}({args});"
+            )
+        } else {
+            format!("return c_abi::{c_name}({args});")
+        }
+    };
     for c in CORE.iter().filter(|c| c.shim) {
         let sig = parse_sig(c.decl);
         let _ = writeln!(decls, "{} {}({});", sig.ret, sig.name, sig.params.join(", "));
         let _ = writeln!(
             defs,
-            "{} {}({}) {{ return c_abi::{}({}); }}",
+            "{} {}({}) {{ {} }}",
             sig.ret,
             sig.name,
             sig.params.join(", "),
-            sig.name,
-            sig.arg_names.join(", ")
+            body(&sig.name, &sig.params, &sig.name, &sig.arg_names.join(", "))
         );
     }
     for e in entries() {
@@ -256,11 +282,10 @@ pub fn shim() -> String {
         let _ = writeln!(decls, "{ret} {}({});", e.c_name(), params.join(", "));
         let _ = writeln!(
             defs,
-            "{ret} {}({}) {{ return c_abi::{}({}); }}",
+            "{ret} {}({}) {{ {} }}",
             e.cxx_name(),
             params.join(", "),
-            e.c_name(),
-            args.join(", ")
+            body(&e.cxx_name(), &params, &e.c_name(), &args.join(", "))
         );
     }
     format!(
@@ -268,6 +293,7 @@ pub fn shim() -> String {
          // Rust core. Declared with C++ types on both sides: the layouts are identical (see the asserts\n\
          // in src/api/types.rs and ctests/abi).\n\
          #include \"rocshmem/rocshmem.hpp\"\n#include \"rocshmem/qp_introspect.hpp\"\n\n\
+         extern \"C\" int rocshmem_platform_host_in_kernel(void);\n\n\
          namespace rocshmem {{\nnamespace c_abi {{\nextern \"C\" {{\n{decls}}}  // extern \"C\"\n}}  // namespace c_abi\n\n{defs}\n}}  // namespace rocshmem\n"
     )
 }

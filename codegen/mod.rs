@@ -2,6 +2,7 @@
 //! build.rs calls it on every build and rewrites a file only when its text changed; the
 //! generated files are committed, and CI fails if a build changes them (they were stale).
 
+pub mod device;
 pub mod emit;
 #[rustfmt::skip] // the table reads best in its own layout
 pub mod table;
@@ -10,6 +11,7 @@ pub mod tests;
 /// Every generated file: (path relative to the crate root, contents).
 pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
     let vendor = format!("rocSHMEM-rs_v{}.{}.{}_IPC", version.0, version.1, version.2);
+    let device_fns = device::functions();
     let mut files = vec![
         ("src/api/generated/consts.rs", emit::rust_consts(version, &vendor)),
         ("src/api/generated/rma.rs", emit::rust_module(&["RMA"], "rma")),
@@ -63,11 +65,17 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
                 "Wave and work-group RMA: device-side only upstream; declared with the device library.",
             ),
         ),
-        ("src/cxx/gen_shim.cpp", emit::shim()),
+        ("src/cxx/gen_shim.cpp", emit::shim(&device_fns)),
+        ("include/rocshmem/rocshmem_DEVICE.hpp", device::header(&device_fns)),
+        ("device/gen/bitcode_api.cpp", device::bitcode(&device_fns)),
+        ("device/gen/gpu_hd.cpp", device::gpu_hd(&device_fns)),
         ("ctests/gen/typed_types.h", tests::types_header()),
         ("ctests/gen/abi_link.cpp", tests::abi_cpp()),
         ("ctests/gen/abi_link.c", tests::abi_c()),
     ];
+    for (path, text) in device::definition_files(&device_fns) {
+        files.push((Box::leak(path.into_boxed_str()), text));
+    }
     let programs = tests::programs();
     tests::check_covered(&programs);
     for (name, text) in programs {

@@ -1,13 +1,17 @@
 #!/bin/sh
 # Installs what building and testing need on Debian/Ubuntu, if it is missing. Used by demo.sh
 # and test.sh; safe to run again. Rust (cargo, edition 2024) must already be installed.
+#   deps.sh          what the build and the demo need
+#   deps.sh --test   also what only the tests need (clang-16: parses the CUDA side, no nvcc)
 set -eu
 
 need=""
 have() { command -v "$1" >/dev/null 2>&1; }
 pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 
-for p in build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev; do
+pkgs="build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev"
+if [ "${1:-}" = "--test" ]; then pkgs="$pkgs clang-16"; fi
+for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi
 done
 

@@ -6,7 +6,7 @@
 # generated files committed), and an install consumed through find_package and pkg-config.
 set -eu
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh --test
 
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -22,6 +22,7 @@ cmake --build build -j"$(nproc)"
 
 echo "== name coverage against upstream's list (also a ctest)"
 python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
+python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so
 
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j2 --timeout 300

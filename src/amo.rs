@@ -80,6 +80,7 @@ macro_rules! apply {
 pub fn amo<T: AmoWord>(rt: &Runtime, op: AmoOp, dst: *mut T, value: T, cond: T, pe: usize) -> Result<T> {
     let width = std::mem::size_of::<T>();
     let remote = rt.heap.peer_addr(dst as usize, width, pe, "atomic target")?;
+    rt.heap.require_host_access("host atomics")?;
     if remote as usize % width != 0 {
         return Err(Error::invalid(format!("atomic target {dst:p} is not aligned to {width} bytes")));
     }

@@ -28,7 +28,8 @@ impl Group {
 }
 
 fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Result<()> {
-    rt.heap.offset_of(addr, bytes.max(1), what).map(|_| ())
+    rt.heap.offset_of(addr, bytes.max(1), what)?;
+    rt.heap.require_host_access("host collectives")
 }
 
 /// Copies `bytes` from `src` on member `root` to `dst` on every member (and on the root too

@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 1;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 2;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -46,11 +46,13 @@ pub struct rocshmem_ctx_device {
     pub options: i64,
     /// The team PE numbers of this context refer to.
     pub team: *mut rocshmem_team_device,
+    /// The device state every operation on this context uses.
+    pub state: *mut rocshmem_device_state,
 }
 
 impl Default for rocshmem_ctx_device {
     fn default() -> Self {
-        rocshmem_ctx_device { magic: 0, index: 0, options: 0, team: std::ptr::null_mut() }
+        rocshmem_ctx_device { magic: 0, index: 0, options: 0, team: std::ptr::null_mut(), state: std::ptr::null_mut() }
     }
 }
 
@@ -73,8 +75,23 @@ pub struct rocshmem_device_state {
     pub max_teams: i32,
     pub max_ctxs: i32,
     pub ctxs: *mut rocshmem_ctx_device,
+    /// Offset, from the start of every PE's segment, of the device synchronisation area: one
+    /// [`ROCSHMEM_DEV_SYNC_HEADER`]-byte header, `n_pes` flag words and `dev_scratch_bytes`
+    /// of collective scratch per team slot, each slot `dev_sync_slot_bytes` long.
+    pub dev_sync_off: u64,
+    pub dev_sync_slot_bytes: u64,
+    pub dev_scratch_bytes: u64,
+    /// Contexts `ctxs[ctx_pool_start .. ctx_pool_start + ctx_pool_len]` are the pool
+    /// `rocshmem_wg_ctx_create` takes from (`ROCSHMEM_MAX_NUM_CONTEXTS`); a free one has
+    /// `magic == 0`.
+    pub ctx_pool_start: i32,
+    pub ctx_pool_len: i32,
 }
 
+/// Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
+/// before the per-peer flag words.
+pub const ROCSHMEM_DEV_SYNC_HEADER: u64 = 64;
+
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
-const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 24);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 64);
+const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 96);

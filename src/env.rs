@@ -126,12 +126,16 @@ env_table! {
         "Symmetric heap bytes per PE (reserved, not touched, until used).";
     debug_level: Text = "ROCSHMEM_DEBUG_LEVEL", default "ERROR", "debug",
         "Log verbosity: NONE, ERROR, WARN, ENV, VERSION, INFO, API, TRACE, with :modifiers (:noerror, :nowarn, :env, :stats counts operations).";
+    gpu: Text = "ROCSHMEM_GPU", default "auto", "platform",
+        "Extension: GPU platform: auto (nvidia when libcudart loads and sees a GPU, else host), host, nvidia, amd (not built yet).";
     backend: Text = "ROCSHMEM_BACKEND", default "", "backend",
         "Force a backend (ipc, ro, gda); empty picks the best one that can run.";
     max_num_contexts: Int = "ROCSHMEM_MAX_NUM_CONTEXTS", default "32", "contexts",
         "Device contexts available to work-groups.";
     max_num_host_contexts: Int = "ROCSHMEM_MAX_NUM_HOST_CONTEXTS", default "1", "contexts",
         "Host contexts that rocshmem_ctx_create can hand out (besides the default context).";
+    host_wave_size: Int = "ROCSHMEM_HOST_WAVE_SIZE", default "64", "device",
+        "Host platform: lanes per wave of kernels run by the host launcher (32 or 64).";
     max_num_teams: Int = "ROCSHMEM_MAX_NUM_TEAMS", default "40", "teams",
         "Team slots, ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED included.";
     disable_mixed_ipc: Bool = "ROCSHMEM_DISABLE_MIXED_IPC", default "0", "backend",

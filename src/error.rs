@@ -35,6 +35,8 @@ pub enum Error {
     Os { what: String, errno: i32 },
     /// MPI could not be loaded or used.
     Mpi(String),
+    /// A GPU runtime call failed; the text names the call and the runtime's description.
+    Gpu(String),
     /// The operation exists upstream but needs something this build or platform lacks; the text
     /// says what (for example a GPU runtime).
     Unsupported(String),
@@ -95,6 +97,7 @@ impl fmt::Display for Error {
                 write!(f, "{what}: {}", std::io::Error::from_raw_os_error(*errno))
             }
             Error::Mpi(s) => write!(f, "MPI: {s}"),
+            Error::Gpu(s) => write!(f, "GPU runtime: {s}"),
             Error::Unsupported(s) => write!(f, "not supported here: {s}"),
         }
     }

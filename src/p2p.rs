@@ -53,7 +53,8 @@ fn check_ivars<T>(rt: &Runtime, ivars: *const T, n: usize) -> Result<()> {
         return Err(Error::NullPointer("ivars"));
     }
     let bytes = crate::rma::byte_len(n.max(1), std::mem::size_of::<T>())?;
-    rt.heap.offset_of(ivars as usize, bytes, "ivars").map(|_| ())
+    rt.heap.offset_of(ivars as usize, bytes, "ivars")?;
+    rt.heap.require_host_access("host wait/test calls")
 }
 
 /// What to compare element `i` with: one value for all, or one each.

@@ -1,6 +1,7 @@
 //! Host-initiated RMA on the IPC backend: every peer heap is mapped, so a put is a copy into
-//! the peer's mapping and a get a copy out of it. Both complete before they return, which
-//! makes the `_nbi` forms the same operations and `quiet` a memory fence.
+//! the peer's mapping and a get a copy out of it (a GPU runtime copy when the heaps are GPU
+//! memory). Both complete before they return, which makes the `_nbi` forms the same
+//! operations and `quiet` a memory fence.
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -25,8 +26,9 @@ pub unsafe fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
         return Err(Error::NullPointer("source"));
     }
     // SAFETY: `remote` is inside PE `pe`'s mapped heap for `bytes`; `src` is the caller's
-    // readable buffer. They may overlap when pe is this PE, hence copy (memmove).
-    unsafe { std::ptr::copy(src, remote, bytes) };
+    // readable buffer. They may overlap when pe is this PE, hence a memmove (or, when the heap
+    // is GPU memory, a GPU runtime copy, complete when it returns).
+    unsafe { rt.heap.copy(remote, src, bytes)? };
     ring(&rt.heap.control(pe).header().data_bell);
     Stats::add(&rt.stats.puts, 1);
     Stats::add(&rt.stats.put_bytes, bytes as u64);
@@ -46,7 +48,7 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
         return Err(Error::NullPointer("destination"));
     }
     // SAFETY: as in put, reversed.
-    unsafe { std::ptr::copy(remote as *const u8, dst, bytes) };
+    unsafe { rt.heap.copy(dst, remote as *const u8, bytes)? };
     Stats::add(&rt.stats.gets, 1);
     Stats::add(&rt.stats.get_bytes, bytes as u64);
     Ok(())
@@ -55,7 +57,12 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
 /// Stores one element at symmetric `dst` on PE `pe`.
 pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()> {
     let remote = rt.heap.peer_addr(dst as usize, std::mem::size_of::<T>(), pe, "destination")?;
-    T::store(remote.cast(), value);
+    if rt.heap.host_accessible() {
+        T::store(remote.cast(), value);
+    } else {
+        // SAFETY: one element inside PE `pe`'s heap, from a local copy of the value.
+        unsafe { rt.heap.copy(remote, (&value as *const T).cast(), std::mem::size_of::<T>())? };
+    }
     ring(&rt.heap.control(pe).header().data_bell);
     Stats::add(&rt.stats.puts, 1);
     Stats::add(&rt.stats.put_bytes, std::mem::size_of::<T>() as u64);
@@ -67,11 +74,21 @@ pub fn g<T: Scalar>(rt: &Runtime, src: *const T, pe: usize) -> Result<T> {
     let remote = rt.heap.peer_addr(src as usize, std::mem::size_of::<T>(), pe, "source")?;
     Stats::add(&rt.stats.gets, 1);
     Stats::add(&rt.stats.get_bytes, std::mem::size_of::<T>() as u64);
-    Ok(T::load(remote as *const T))
+    if rt.heap.host_accessible() {
+        return Ok(T::load(remote as *const T));
+    }
+    let mut v = std::mem::MaybeUninit::<T>::uninit();
+    // SAFETY: one element of PE `pe`'s heap into local storage of that size; every bit pattern
+    // the heap holds is a value of T (plain scalars).
+    unsafe {
+        rt.heap.copy(v.as_mut_ptr().cast(), remote as *const u8, std::mem::size_of::<T>())?;
+        Ok(v.assume_init())
+    }
 }
 
 /// `rocshmem_ptr`: the address of symmetric `addr` in PE `pe`'s heap, usable with loads and
-/// stores from this process (every PE on the host platform), or None.
+/// stores from this process (every PE on the host platform), or None. On a GPU platform it is
+/// the address of the peer's GPU memory as mapped here: usable by device code and GPU copies.
 pub fn ptr(rt: &Runtime, addr: *const u8, pe: usize) -> Option<*mut u8> {
     rt.heap.peer_addr(addr as usize, 1, pe, "address").ok()
 }

@@ -2,14 +2,17 @@
 
 use crate::bootstrap::{self, Job, Method};
 use crate::ctx::CtxTable;
-use crate::device_abi::{ROCSHMEM_DEVICE_ABI_VERSION, rocshmem_device_state};
+use crate::device_abi::{
+    ROCSHMEM_DEVICE_ABI_VERSION, rocshmem_ctx_device, rocshmem_device_state, rocshmem_team_device,
+};
 use crate::env::Config;
 use crate::error::{Error, Result};
-use crate::gpu::{self, GpuRuntime, Segment, host::segment_name};
+use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::sync::{PeSet, SyncState};
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
 use crate::{log_error, log_info, log_warn};
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering};
 
@@ -97,17 +100,22 @@ impl Stats {
 pub struct Runtime {
     pub cfg: Config,
     pub job: Job,
-    pub gpu: Box<dyn GpuRuntime>,
     pub heap: SymmetricHeap,
     pub sync: SyncState,
     pub teams: TeamTable,
     pub ctxs: CtxTable,
     pub stats: Stats,
-    /// The device-state block (process memory on the host platform).
-    pub device_state: Box<rocshmem_device_state>,
+    /// The host copy of the device-state block (on the host platform, the block itself).
+    pub device_state: Box<StateHead>,
+    /// Where device code reads the state (`rocshmem_ctx_device::state`): the device copy on a
+    /// GPU platform, `device_state` otherwise.
+    pub device_state_addr: usize,
     _heap_bases: Box<[u64]>,
+    _state_mirror: Mirror,
     /// Buffers given to rocshmem_buffer_register: (address, length).
     pub registered: std::sync::Mutex<Vec<(usize, usize)>>,
+    /// Last: the device memory above is released through it.
+    pub gpu: Arc<dyn GpuRuntime>,
 }
 
 impl Runtime {
@@ -288,10 +296,23 @@ fn build(method: Method) -> Result<Runtime> {
 
     // Spin in waits only if this node's PEs fit its CPUs.
     crate::sync::set_spin(job.infos.iter().filter(|i| i.host_id == job.infos[me].host_id).count());
-    let gpu = gpu::open()?;
+    // The platform, chosen by every PE; all must agree (a mix cannot map each other's heaps).
+    let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
+    let gpu = gpu::open(&cfg.gpu, local_rank);
+    let chosen = gpu.as_ref().map(|g| g.platform().name().as_bytes().to_vec()).map_err(Error::clone);
+    let platforms = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
+    let gpu = gpu?;
+    if let Some((pe, p)) = platforms.iter().enumerate().find(|(_, p)| **p != platforms[me]) {
+        return Err(Error::invalid(format!(
+            "PE {pe} runs the {} platform and PE {me} the {}: set ROCSHMEM_GPU to the same value on every PE",
+            String::from_utf8_lossy(p),
+            gpu.platform().name()
+        )));
+    }
     let slots = max_teams + 1;
-    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64));
-    let seg_len = SymmetricHeap::segment_len(&control, cfg.heap_size)
+    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64), gpu.separate_device_segment());
+    let (seg_len, dev_len) = control
+        .segment_lens(cfg.heap_size)
         .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
     if me == 0 {
         if let Some(free) = gpu::host::shm_free_bytes() {
@@ -308,32 +329,50 @@ fn build(method: Method) -> Result<Runtime> {
         }
     }
 
-    // Create ours; tell everyone whether it worked, so all PEs fail together, not one by one.
+    // Create ours (host control segment, and the device segment where it is separate); tell
+    // everyone whether it worked, so all PEs fail together, not one by one.
     let own = gpu.create_segment(&segment_name(job.job_tag, me), seg_len);
     // Until it is sealed, a failed init must not leave our segment's name behind (no launcher
     // sweeps after unique-id or MPI init).
     let name_guard = NameGuard { gpu: gpu.as_ref(), name: own.is_ok().then(|| segment_name(job.job_tag, me)) };
-    // Each PE's payload: its heap size (must be equal everywhere) and its segment handle.
-    let payload =
-        own.as_ref().map(|s| [&(cfg.heap_size as u64).to_be_bytes()[..], &s.handle].concat()).map_err(Error::clone);
+    let own_dev = match (&own, dev_len) {
+        (Ok(_), Some(len)) => gpu.create_device_segment(len).map(Some),
+        _ => Ok(None),
+    };
+    // Each PE's payload: its heap size (must be equal everywhere) and its segment handles.
+    let payload = match (&own, &own_dev) {
+        (Ok(s), Ok(d)) => Ok(encode_handles(cfg.heap_size as u64, &s.handle, d.as_ref().map(|d| &d.handle[..]))),
+        (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+    };
     let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
-    if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p[..8] != parts[me][..8]) {
-        let theirs = u64::from_be_bytes(p[..8].try_into().unwrap());
+    let parts = parts.iter().map(|p| decode_handles(p)).collect::<Result<Vec<_>>>()?;
+    if let Some((pe, (theirs, _, _))) = parts.iter().enumerate().find(|(_, p)| p.0 != cfg.heap_size as u64) {
         return Err(Error::invalid(format!(
             "ROCSHMEM_HEAP_SIZE differs between PEs (PE {pe}: {theirs}, PE {me}: {}); set the same value on every PE",
             cfg.heap_size
         )));
     }
-    let handles: Vec<Vec<u8>> = parts.into_iter().map(|p| p[8..].to_vec()).collect();
-    let own = own?;
+    let (own, own_dev) = (own?, own_dev?);
     let mut segments: Vec<Option<Segment>> = (0..n).map(|_| None).collect();
+    let mut dev_segments: Vec<Option<Segment>> = (0..n).map(|_| None).collect();
     let mut failure = None;
-    for (pe, h) in handles.iter().enumerate() {
+    for (pe, (_, h, dh)) in parts.iter().enumerate() {
         if pe == me {
             continue;
         }
-        match gpu.open_peer_segment(h, seg_len) {
-            Ok(s) => segments[pe] = Some(s),
+        let opened = gpu.open_peer_segment(h, seg_len).and_then(|s| {
+            let d = match (dev_len, dh) {
+                (Some(len), Some(dh)) => Some(gpu.open_peer_device_segment(dh, len)?),
+                (Some(_), None) => return Err(Error::invalid(format!("PE {pe} sent no device heap handle"))),
+                _ => None,
+            };
+            Ok((s, d))
+        });
+        match opened {
+            Ok((s, d)) => {
+                segments[pe] = Some(s);
+                dev_segments[pe] = d;
+            }
             Err(e) => {
                 failure = Some(e);
                 break;
@@ -342,31 +381,83 @@ fn build(method: Method) -> Result<Runtime> {
     }
     exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
     segments[me] = Some(own);
+    dev_segments[me] = own_dev;
     let segments: Vec<Segment> = segments.into_iter().map(Option::unwrap).collect();
+    let dev_segments: Option<Vec<Segment>> = dev_len.map(|_| dev_segments.into_iter().map(Option::unwrap).collect());
     // Everyone has mapped everyone: the names can go.
     gpu.seal_segment(&segments[me])?;
     std::mem::forget(name_guard);
 
-    let mut heap = SymmetricHeap::new(me, segments, control, cfg.heap_size);
+    let mut heap = SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(&gpu))?;
     let sync = SyncState::new(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(&job);
-    let teams = TeamTable::new(max_teams, world, shared);
-    let ctxs = CtxTable::new(host_ctxs, teams.handle(WORLD_SLOT).cast());
-    let mut heap_bases: Box<[u64]> = (0..n).map(|p| heap.user_base(p) as u64 - heap.control.len as u64).collect();
-    let device_state = Box::new(rocshmem_device_state {
-        abi_version: ROCSHMEM_DEVICE_ABI_VERSION,
-        platform: 0,
-        my_pe: me as i32,
-        n_pes: n as i32,
-        control_len: heap.control.len as u64,
-        heap_size: cfg.heap_size as u64,
-        heap_bases: heap_bases.as_mut_ptr(),
-        teams: teams.entries_ptr(),
-        max_teams: max_teams as i32,
-        max_ctxs: ctxs.len() as i32,
-        ctxs: ctxs.entries_ptr(),
+    let team_bytes = max_teams * std::mem::size_of::<rocshmem_team_device>();
+    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, team_bytes)?)?;
+    let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
+        Error::invalid(format!("ROCSHMEM_MAX_NUM_CONTEXTS={} must be between 0 and 65536", cfg.max_num_contexts))
+    })?;
+    let ctx_bytes = (1 + host_ctxs + device_ctxs) * std::mem::size_of::<rocshmem_ctx_device>();
+    let ctxs = CtxTable::new(host_ctxs, device_ctxs, teams.handle(WORLD_SLOT).cast(), Mirror::new(&gpu, ctx_bytes)?);
+    let (pool_start, pool_len) = ctxs.device_pool();
+    let heap_bases: Box<[u64]> = (0..n).map(|p| heap.device_base(p) as u64).collect();
+    let state_mirror = Mirror::new(&gpu, STATE_HEAD + n * 8)?;
+    let state_addr = state_mirror.base(std::ptr::null());
+    // Where device code finds the heap bases: after the head of the state mirror on a GPU, the
+    // host array otherwise.
+    let bases_addr = if state_mirror.is_separate() { state_addr + STATE_HEAD } else { heap_bases.as_ptr() as usize };
+    let mut device_state = Box::new(StateHead {
+        state: rocshmem_device_state {
+            abi_version: ROCSHMEM_DEVICE_ABI_VERSION,
+            platform: match gpu.platform() {
+                gpu::Platform::Host => 0,
+                gpu::Platform::Amd => 1,
+                gpu::Platform::Nvidia => 2,
+            },
+            my_pe: me as i32,
+            n_pes: n as i32,
+            control_len: heap.control.len as u64,
+            heap_size: cfg.heap_size as u64,
+            heap_bases: bases_addr as *mut u64,
+            teams: teams.entries_ptr(),
+            max_teams: max_teams as i32,
+            max_ctxs: ctxs.len() as i32,
+            ctxs: ctxs.entries_ptr(),
+            dev_sync_off: heap.control.dev_sync_off as u64,
+            dev_sync_slot_bytes: heap.control.dev_sync_slot_bytes as u64,
+            dev_scratch_bytes: heap.control.dev_scratch_bytes as u64,
+            ctx_pool_start: pool_start as i32,
+            ctx_pool_len: pool_len as i32,
+        },
+        globals: [0; 4],
     });
+    // The state device code reads: the mirror's on a GPU, the host block otherwise.
+    let state_ptr = if state_mirror.is_separate() { state_addr } else { &device_state.state as *const _ as usize };
+    ctxs.set_state(state_ptr as *mut rocshmem_device_state)?;
+    // The values of ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED, which
+    // rocshmem_hipmodule_init copies into modules from the device copy of these 32 bytes.
+    device_state.globals = [
+        ctxs.opaque(0) as u64,
+        teams.handle(WORLD_SLOT) as u64,
+        teams.handle(WORLD_SLOT) as u64,
+        teams.handle(SHARED_SLOT) as u64,
+    ];
+    // SAFETY: plain-data views of the head and of the bases array.
+    let (head, bases) = unsafe {
+        (
+            std::slice::from_raw_parts((&*device_state as *const StateHead).cast::<u8>(), STATE_HEAD),
+            std::slice::from_raw_parts(heap_bases.as_ptr().cast::<u8>(), n * 8),
+        )
+    };
+    state_mirror.push(0, head)?;
+    state_mirror.push(STATE_HEAD, bases)?;
+    // Programs linked with the device library get their device globals now.
+    let globals = if gpu.platform() == gpu::Platform::Host {
+        Ok(Vec::new())
+    } else {
+        set_device_globals(&device_state.globals).map(|()| Vec::new())
+    };
+    exchange_status(&job, globals, "setting the device globals of the program")?;
     // Every PE's own heap base, so that rocshmem_align gives addresses aligned on every PE
     // (the mappings are only page aligned, and each process places them where it can). This
     // all-gather is also the barrier after which peers may touch our control region.
@@ -400,16 +491,116 @@ fn build(method: Method) -> Result<Runtime> {
     Ok(Runtime {
         cfg,
         job,
-        gpu,
         heap,
         sync,
         teams,
         ctxs,
         stats: Stats::default(),
         device_state,
+        device_state_addr: state_ptr,
         _heap_bases: heap_bases,
+        _state_mirror: state_mirror,
         registered: std::sync::Mutex::new(Vec::new()),
+        gpu,
     })
+}
+
+/// The head of the device-state block: the state, then the 32 bytes of the module globals
+/// (`ROCSHMEM_CTX_DEFAULT` = {ctx, team}, `ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_TEAM_SHARED`). On a
+/// GPU its device copy is followed by the heap bases.
+#[repr(C)]
+pub struct StateHead {
+    pub state: rocshmem_device_state,
+    pub globals: [u64; 4],
+}
+
+/// Bytes of [`StateHead`] (where the heap bases start in the device copy).
+const STATE_HEAD: usize = std::mem::size_of::<StateHead>();
+
+/// Signature of `rocshmemi_device_globals_set`, the device library's host glue linked into
+/// programs: sets the program's `ROCSHMEM_CTX_DEFAULT` (16 bytes), `ROCSHMEM_TEAM_WORLD` and
+/// `ROCSHMEM_TEAM_SHARED` (8 bytes each) from the host values pointed to; 0 on success.
+type DeviceGlobalsSet = unsafe extern "C" fn(*const c_void, *const c_void, *const c_void) -> c_int;
+
+/// Calls the program's `rocshmemi_device_globals_set` if it has one (found with dlsym in the
+/// global scope: the executable must export it, which linking against librocshmem.so does when
+/// the glue is linked in and referenced, or `-rdynamic`).
+fn set_device_globals(globals: &[u64; 4]) -> Result<()> {
+    // SAFETY: dlsym with a NUL-terminated name.
+    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
+    if f.is_null() {
+        log_info!(
+            "rocshmem_init",
+            "the program has no rocshmemi_device_globals_set (not linked with librocshmem_device.a, or the symbol \
+             is not exported): kernels must be initialised with rocshmem_hipmodule_init"
+        );
+        return Ok(());
+    }
+    // SAFETY: the device library's glue has this signature.
+    let f: DeviceGlobalsSet = unsafe { std::mem::transmute::<*mut c_void, DeviceGlobalsSet>(f) };
+    // SAFETY: 16 + 8 + 8 readable bytes of host memory.
+    let rc = unsafe { f(globals.as_ptr().cast(), globals[2..].as_ptr().cast(), globals[3..].as_ptr().cast()) };
+    if rc != 0 {
+        return Err(Error::Gpu(format!("rocshmemi_device_globals_set (the device library's glue) returned {rc}")));
+    }
+    log_info!("rocshmem_init", "device globals of the program set");
+    Ok(())
+}
+
+/// The init payload: heap size, host segment handle, and the device segment handle if any.
+fn encode_handles(heap_size: u64, host: &[u8], device: Option<&[u8]>) -> Vec<u8> {
+    let mut v = heap_size.to_be_bytes().to_vec();
+    v.extend_from_slice(&(host.len() as u32).to_be_bytes());
+    v.extend_from_slice(host);
+    if let Some(d) = device {
+        v.push(1);
+        v.extend_from_slice(d);
+    } else {
+        v.push(0);
+    }
+    v
+}
+
+/// Inverse of [`encode_handles`].
+#[allow(clippy::type_complexity)]
+fn decode_handles(b: &[u8]) -> Result<(u64, Vec<u8>, Option<Vec<u8>>)> {
+    let bad = || Error::Bootstrap("a peer's heap handles are malformed (mixed rocSHMEM versions?)".into());
+    let heap = u64::from_be_bytes(b.get(..8).ok_or_else(bad)?.try_into().unwrap());
+    let hl = u32::from_be_bytes(b.get(8..12).ok_or_else(bad)?.try_into().unwrap()) as usize;
+    let host = b.get(12..12 + hl).ok_or_else(bad)?.to_vec();
+    let device = match b.get(12 + hl).ok_or_else(bad)? {
+        0 => None,
+        _ => Some(b[13 + hl..].to_vec()),
+    };
+    Ok((heap, host, device))
+}
+
+impl Runtime {
+    /// `rocshmem_hipmodule_init`: copies the device globals into the GPU module `module`
+    /// (a `CUmodule` on NVIDIA), stream-ordered on `stream`, without synchronising.
+    ///
+    /// # Safety
+    /// `module` must be NULL or a loaded module, `stream` NULL or a stream, of the GPU runtime.
+    pub unsafe fn module_init(&self, module: *mut c_void, stream: *mut c_void) -> Result<()> {
+        if self.gpu.platform() != gpu::Platform::Host && module.is_null() {
+            return Err(Error::NullPointer("module"));
+        }
+        let g = self.device_state_addr + std::mem::offset_of!(StateHead, globals);
+        let src = g as *const u8;
+        // SAFETY: the caller's module and stream; `src` is the device copy of the 32 bytes.
+        if !unsafe { self.gpu.module_global_copy(module, stream, "ROCSHMEM_CTX_DEFAULT", src, 16)? } {
+            return Err(Error::invalid(
+                "the module has no ROCSHMEM_CTX_DEFAULT global: was it built with the rocSHMEM device library?",
+            ));
+        }
+        // Modules that use no team handle may lack these globals.
+        // SAFETY: offsets inside the 32 bytes of globals.
+        unsafe {
+            self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_WORLD", src.add(16), 8)?;
+            self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_SHARED", src.add(24), 8)?;
+        }
+        Ok(())
+    }
 }
 
 /// Unlinks a segment name when dropped (init failed before the name was sealed).
@@ -480,4 +671,26 @@ pub fn global_exit(status: i32) -> ! {
         rt.job.global_exit(status);
     }
     exit_now(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handle_payloads_round_trip() {
+        let host = b"/rocshmem-00ff-3".to_vec();
+        let dev = vec![0xabu8; 64];
+        let with = encode_handles(1 << 30, &host, Some(&dev));
+        assert_eq!(decode_handles(&with).unwrap(), (1 << 30, host.clone(), Some(dev)));
+        let without = encode_handles(5, &host, None);
+        assert_eq!(decode_handles(&without).unwrap(), (5, host, None));
+        assert!(decode_handles(&with[..10]).is_err());
+    }
+
+    #[test]
+    fn state_head_layout() {
+        assert_eq!(STATE_HEAD, 128);
+        assert_eq!(std::mem::offset_of!(StateHead, globals), 96);
+    }
 }

@@ -6,6 +6,7 @@
 
 use crate::device_abi::{ROCSHMEM_TEAM_MAGIC, rocshmem_team_device};
 use crate::error::{Error, Result};
+use crate::gpu::{Mirror, entry_bytes};
 use crate::heap::SymmetricHeap;
 use crate::sync::{PeSet, SyncState};
 use std::cell::UnsafeCell;
@@ -14,6 +15,9 @@ use std::sync::atomic::Ordering;
 
 pub const WORLD_SLOT: usize = 0;
 pub const SHARED_SLOT: usize = 1;
+
+/// Bytes of one team entry.
+const ENTRY: usize = std::mem::size_of::<rocshmem_team_device>();
 
 /// A team as the core sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +39,13 @@ impl Team {
 }
 
 pub struct TeamTable {
-    /// Device-visible entries; team handles point here. Written only under `live`'s lock.
+    /// The entries device code reads (the host copy; on a GPU platform `mirror` holds the
+    /// device copy and team handles point there). Written only under `live`'s lock.
     entries: Box<[UnsafeCell<rocshmem_team_device>]>,
+    mirror: Mirror,
+    /// Address of entry 0 as users and device code see it (handles are `handle_base + slot *
+    /// 32`).
+    handle_base: usize,
     live: Mutex<Vec<Option<Team>>>,
     /// Slot index used by active-set collectives (one past the team slots).
     pub active_set_slot: usize,
@@ -48,20 +57,38 @@ unsafe impl Sync for TeamTable {}
 unsafe impl Send for TeamTable {}
 
 impl TeamTable {
-    pub fn new(max_teams: usize, world: Team, shared: Team) -> TeamTable {
+    /// The table with WORLD and SHARED installed; `mirror` is where device code reads it
+    /// ([`Mirror::none`]: this table itself).
+    pub fn new(max_teams: usize, world: Team, shared: Team, mirror: Mirror) -> Result<TeamTable> {
         let entries: Box<[UnsafeCell<rocshmem_team_device>]> =
             (0..max_teams).map(|_| UnsafeCell::new(rocshmem_team_device::default())).collect();
-        let t = TeamTable { entries, live: Mutex::new(vec![None; max_teams]), active_set_slot: max_teams };
-        t.install(world);
-        t.install(shared);
-        t
+        let handle_base = mirror.base(entries.as_ptr().cast());
+        let t = TeamTable {
+            entries,
+            mirror,
+            handle_base,
+            live: Mutex::new(vec![None; max_teams]),
+            active_set_slot: max_teams,
+        };
+        // Every entry, so that the device copy starts as the host one (free entries zero).
+        // SAFETY: the table is not shared yet.
+        t.mirror.push(0, unsafe { entry_bytes(&t.entries, 0..max_teams) })?;
+        t.install(world)?;
+        t.install(shared)?;
+        Ok(t)
+    }
+
+    /// Pushes entry `slot` to the device copy (called under `live`'s lock).
+    fn push(&self, slot: usize) -> Result<()> {
+        // SAFETY: entries are written only under that lock.
+        self.mirror.push(slot * ENTRY, unsafe { entry_bytes(&self.entries, slot..slot + 1) })
     }
 
     pub fn max(&self) -> usize {
         self.entries.len()
     }
 
-    fn install(&self, team: Team) {
+    fn install(&self, team: Team) -> Result<()> {
         let mut live = self.live.lock().unwrap();
         // SAFETY: we hold the lock and the slot is free.
         unsafe {
@@ -75,30 +102,32 @@ impl TeamTable {
                 reserved: [0; 2],
             };
         }
+        self.push(team.slot)?;
         live[team.slot] = Some(team);
+        Ok(())
     }
 
-    /// The handle users see for the team in `slot`.
+    /// The handle users see for the team in `slot` (an address in the table device code reads).
     pub fn handle(&self, slot: usize) -> *mut u64 {
-        self.entries[slot].get().cast()
+        (self.handle_base + slot * ENTRY) as *mut u64
     }
 
+    /// The table as device code sees it (`rocshmem_device_state::teams`).
     pub fn entries_ptr(&self) -> *mut rocshmem_team_device {
-        self.entries.as_ptr() as *mut rocshmem_team_device
+        self.handle_base as *mut rocshmem_team_device
     }
 
     /// The team behind a handle, or an error if the handle is not a live team of ours.
     pub fn get(&self, handle: *const u64) -> Result<Team> {
-        let base = self.entries.as_ptr() as usize;
-        let sz = std::mem::size_of::<rocshmem_team_device>();
+        let base = self.handle_base;
         let a = handle as usize;
         if handle.is_null() {
             return Err(Error::BadHandle("team (ROCSHMEM_TEAM_INVALID)"));
         }
-        if a < base || (a - base) % sz != 0 || (a - base) / sz >= self.entries.len() {
+        if a < base || (a - base) % ENTRY != 0 || (a - base) / ENTRY >= self.entries.len() {
             return Err(Error::BadHandle("team"));
         }
-        self.live.lock().unwrap()[(a - base) / sz].ok_or(Error::BadHandle("team"))
+        self.live.lock().unwrap()[(a - base) / ENTRY].ok_or(Error::BadHandle("team"))
     }
 
     fn free_mask(&self, words: usize) -> Vec<u64> {
@@ -163,7 +192,7 @@ impl TeamTable {
             return Err(Error::TeamsExhausted { max: self.max() });
         };
         let team = Team { set, slot, my_idx };
-        self.install(team);
+        self.install(team)?;
         Ok(Some(team))
     }
 
@@ -173,11 +202,14 @@ impl TeamTable {
             return Ok(());
         }
         sync.barrier(heap, team.set, team.slot)?;
+        // Device collectives count per slot; a later team on this slot starts from zero. Every
+        // flag store into our slot was awaited by the last device collective, so none is late.
+        heap.clear_device_slot(team.slot)?;
         let mut live = self.live.lock().unwrap();
         live[team.slot] = None;
         // SAFETY: under the lock; the handle is dead from now on.
         unsafe { *self.entries[team.slot].get() = rocshmem_team_device::default() };
-        Ok(())
+        self.push(team.slot)
     }
 }
 
@@ -216,5 +248,32 @@ mod tests {
         assert_eq!(translate(&evens, 4, &world), None);
         assert_eq!(translate(&evens, -1, &world), None);
         assert!(evens.world_pe(4).is_err());
+    }
+
+    fn teams(mirror: Mirror) -> TeamTable {
+        let world = Team { set: PeSet::world(4), slot: WORLD_SLOT, my_idx: 1 };
+        let shared = Team { set: PeSet::world(4), slot: SHARED_SLOT, my_idx: 1 };
+        TeamTable::new(8, world, shared, mirror).unwrap()
+    }
+
+    #[test]
+    fn handles_follow_the_table_device_code_reads() {
+        // Host platform: handles are the host entries.
+        let t = teams(Mirror::none());
+        assert_eq!(t.handle(0) as usize, t.entries.as_ptr() as usize);
+        // GPU platform: handles are addresses in the device copy, mapped back by offset.
+        let t = teams(Mirror::new(&crate::gpu::fake::gpu(), 8 * ENTRY).unwrap());
+        let base = t.entries_ptr() as usize;
+        assert_ne!(base, t.entries.as_ptr() as usize);
+        assert_eq!(t.handle(SHARED_SLOT) as usize, base + ENTRY);
+        assert_eq!(t.get(t.handle(WORLD_SLOT)).unwrap().slot, WORLD_SLOT);
+        assert_eq!(t.get(t.handle(SHARED_SLOT)).unwrap().my_idx, 1);
+        assert!(t.get(t.entries.as_ptr().cast()).is_err(), "the host copy's address is not a handle");
+        assert!(t.get((base + 4) as *const u64).is_err());
+        assert!(t.get(t.handle(2)).is_err(), "a free slot");
+        // The device copy holds what was installed.
+        // SAFETY: the fake device copy is process memory.
+        let dev = unsafe { &*(t.handle(SHARED_SLOT) as *const rocshmem_team_device) };
+        assert_eq!((dev.magic, dev.slot, dev.my_pe, dev.n_pes), (ROCSHMEM_TEAM_MAGIC, 1, 1, 4));
     }
 }

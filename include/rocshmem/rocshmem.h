@@ -4075,8 +4075,12 @@ void *rocshmem_buffer_register_symmetric(void *addr, size_t length);
 int rocshmem_buffer_unregister_symmetric(void *addr);
 
 // Copies the library's device globals (`ROCSHMEM_CTX_DEFAULT`, team handles) into a separately
-// loaded GPU module, stream-ordered. Needs a GPU runtime: on the host platform there are no
-// modules, so this returns ROCSHMEM_ERROR with a message saying so.
+// loaded GPU module (a `CUmodule` on NVIDIA), stream-ordered on `stream` (NULL: the per-thread
+// default stream) and without synchronising, so it can be captured in a graph. On the host
+// platform there are no modules: this returns ROCSHMEM_ERROR with a message saying so.
+//
+// # Safety
+// `module` must be a loaded module and `stream` NULL or a stream of the platform's runtime.
 int rocshmem_hipmodule_init(void *module, void *stream);
 
 // Deprecated upstream (use `rocshmem_hipmodule_init`): the default context's device handle

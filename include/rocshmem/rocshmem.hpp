@@ -18,7 +18,8 @@
 #error "include either <rocshmem/rocshmem.h> (C) or <rocshmem/rocshmem.hpp> (C++), not both"
 #endif
 
-#if defined(__HIP__) || defined(__HIPCC__)
+#if defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__) || defined(__CUDA__)
+/* On NVIDIA this is our HIP-on-CUDA layer (include/rocshmem/compat). */
 #include <hip/hip_runtime.h>
 #endif
 
@@ -48,6 +49,7 @@ typedef struct ompi_communicator_t *MPI_Comm;
 #include "rocshmem_COLL.hpp"
 #include "rocshmem_P2P_SYNC.hpp"
 #include "rocshmem_RMA_X.hpp"
+#include "rocshmem_DEVICE.hpp"
 
 namespace rocshmem {
 

@@ -8,581 +8,581 @@
 namespace rocshmem {
 
 /// Atomically reads the float at symmetric source on PE pe.
-__host__ float rocshmem_ctx_float_atomic_fetch(rocshmem_ctx_t ctx, float *source, int pe);
+ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_fetch(rocshmem_ctx_t ctx, float *source, int pe);
 /// Atomically reads the float at symmetric source on PE pe.
-__host__ float rocshmem_float_atomic_fetch(float *source, int pe);
+ROCSHMEM_HD_API float rocshmem_float_atomic_fetch(float *source, int pe);
 /// Atomically reads the double at symmetric source on PE pe.
-__host__ double rocshmem_ctx_double_atomic_fetch(rocshmem_ctx_t ctx, double *source, int pe);
+ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_fetch(rocshmem_ctx_t ctx, double *source, int pe);
 /// Atomically reads the double at symmetric source on PE pe.
-__host__ double rocshmem_double_atomic_fetch(double *source, int pe);
+ROCSHMEM_HD_API double rocshmem_double_atomic_fetch(double *source, int pe);
 /// Atomically reads the int at symmetric source on PE pe.
-__host__ int rocshmem_ctx_int_atomic_fetch(rocshmem_ctx_t ctx, int *source, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch(rocshmem_ctx_t ctx, int *source, int pe);
 /// Atomically reads the int at symmetric source on PE pe.
-__host__ int rocshmem_int_atomic_fetch(int *source, int pe);
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch(int *source, int pe);
 /// Atomically reads the long at symmetric source on PE pe.
-__host__ long rocshmem_ctx_long_atomic_fetch(rocshmem_ctx_t ctx, long *source, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch(rocshmem_ctx_t ctx, long *source, int pe);
 /// Atomically reads the long at symmetric source on PE pe.
-__host__ long rocshmem_long_atomic_fetch(long *source, int pe);
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch(long *source, int pe);
 /// Atomically reads the long long at symmetric source on PE pe.
-__host__ long long rocshmem_ctx_longlong_atomic_fetch(rocshmem_ctx_t ctx, long long *source, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch(rocshmem_ctx_t ctx, long long *source, int pe);
 /// Atomically reads the long long at symmetric source on PE pe.
-__host__ long long rocshmem_longlong_atomic_fetch(long long *source, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch(long long *source, int pe);
 /// Atomically reads the unsigned int at symmetric source on PE pe.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch(rocshmem_ctx_t ctx, unsigned int *source, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch(rocshmem_ctx_t ctx, unsigned int *source, int pe);
 /// Atomically reads the unsigned int at symmetric source on PE pe.
-__host__ unsigned int rocshmem_uint_atomic_fetch(unsigned int *source, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch(unsigned int *source, int pe);
 /// Atomically reads the unsigned long at symmetric source on PE pe.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long *source, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long *source, int pe);
 /// Atomically reads the unsigned long at symmetric source on PE pe.
-__host__ unsigned long rocshmem_ulong_atomic_fetch(unsigned long *source, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch(unsigned long *source, int pe);
 /// Atomically reads the unsigned long long at symmetric source on PE pe.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long long *source, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long long *source, int pe);
 /// Atomically reads the unsigned long long at symmetric source on PE pe.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch(unsigned long long *source, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch(unsigned long long *source, int pe);
 /// Atomically reads the int32_t at symmetric source on PE pe.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch(rocshmem_ctx_t ctx, int32_t *source, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch(rocshmem_ctx_t ctx, int32_t *source, int pe);
 /// Atomically reads the int32_t at symmetric source on PE pe.
-__host__ int32_t rocshmem_int32_atomic_fetch(int32_t *source, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch(int32_t *source, int pe);
 /// Atomically reads the int64_t at symmetric source on PE pe.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch(rocshmem_ctx_t ctx, int64_t *source, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch(rocshmem_ctx_t ctx, int64_t *source, int pe);
 /// Atomically reads the int64_t at symmetric source on PE pe.
-__host__ int64_t rocshmem_int64_atomic_fetch(int64_t *source, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch(int64_t *source, int pe);
 /// Atomically reads the uint32_t at symmetric source on PE pe.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch(rocshmem_ctx_t ctx, uint32_t *source, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch(rocshmem_ctx_t ctx, uint32_t *source, int pe);
 /// Atomically reads the uint32_t at symmetric source on PE pe.
-__host__ uint32_t rocshmem_uint32_atomic_fetch(uint32_t *source, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch(uint32_t *source, int pe);
 /// Atomically reads the uint64_t at symmetric source on PE pe.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch(rocshmem_ctx_t ctx, uint64_t *source, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch(rocshmem_ctx_t ctx, uint64_t *source, int pe);
 /// Atomically reads the uint64_t at symmetric source on PE pe.
-__host__ uint64_t rocshmem_uint64_atomic_fetch(uint64_t *source, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch(uint64_t *source, int pe);
 /// Atomically reads the size_t at symmetric source on PE pe.
-__host__ size_t rocshmem_ctx_size_atomic_fetch(rocshmem_ctx_t ctx, size_t *source, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch(rocshmem_ctx_t ctx, size_t *source, int pe);
 /// Atomically reads the size_t at symmetric source on PE pe.
-__host__ size_t rocshmem_size_atomic_fetch(size_t *source, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch(size_t *source, int pe);
 /// Atomically reads the ptrdiff_t at symmetric source on PE pe.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch(rocshmem_ctx_t ctx, ptrdiff_t *source, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch(rocshmem_ctx_t ctx, ptrdiff_t *source, int pe);
 /// Atomically reads the ptrdiff_t at symmetric source on PE pe.
-__host__ ptrdiff_t rocshmem_ptrdiff_atomic_fetch(ptrdiff_t *source, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch(ptrdiff_t *source, int pe);
 /// Atomically writes value to the float at dest on PE pe.
-__host__ void rocshmem_ctx_float_atomic_set(rocshmem_ctx_t ctx, float *dest, float value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_atomic_set(rocshmem_ctx_t ctx, float *dest, float value, int pe);
 /// Atomically writes value to the float at dest on PE pe.
-__host__ void rocshmem_float_atomic_set(float *dest, float value, int pe);
+ROCSHMEM_HD_API void rocshmem_float_atomic_set(float *dest, float value, int pe);
 /// Atomically writes value to the double at dest on PE pe.
-__host__ void rocshmem_ctx_double_atomic_set(rocshmem_ctx_t ctx, double *dest, double value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_atomic_set(rocshmem_ctx_t ctx, double *dest, double value, int pe);
 /// Atomically writes value to the double at dest on PE pe.
-__host__ void rocshmem_double_atomic_set(double *dest, double value, int pe);
+ROCSHMEM_HD_API void rocshmem_double_atomic_set(double *dest, double value, int pe);
 /// Atomically writes value to the int at dest on PE pe.
-__host__ void rocshmem_ctx_int_atomic_set(rocshmem_ctx_t ctx, int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_set(rocshmem_ctx_t ctx, int *dest, int value, int pe);
 /// Atomically writes value to the int at dest on PE pe.
-__host__ void rocshmem_int_atomic_set(int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_int_atomic_set(int *dest, int value, int pe);
 /// Atomically writes value to the long at dest on PE pe.
-__host__ void rocshmem_ctx_long_atomic_set(rocshmem_ctx_t ctx, long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_set(rocshmem_ctx_t ctx, long *dest, long value, int pe);
 /// Atomically writes value to the long at dest on PE pe.
-__host__ void rocshmem_long_atomic_set(long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_long_atomic_set(long *dest, long value, int pe);
 /// Atomically writes value to the long long at dest on PE pe.
-__host__ void rocshmem_ctx_longlong_atomic_set(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_set(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
 /// Atomically writes value to the long long at dest on PE pe.
-__host__ void rocshmem_longlong_atomic_set(long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_set(long long *dest, long long value, int pe);
 /// Atomically writes value to the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_set(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_set(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomically writes value to the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
 /// Atomically writes value to the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_set(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_set(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomically writes value to the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
 /// Atomically writes value to the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_set(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_set(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically writes value to the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically writes value to the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_set(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_set(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomically writes value to the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
 /// Atomically writes value to the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_set(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_set(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomically writes value to the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
 /// Atomically writes value to the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_set(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_set(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomically writes value to the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
 /// Atomically writes value to the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_set(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_set(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomically writes value to the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
 /// Atomically writes value to the size_t at dest on PE pe.
-__host__ void rocshmem_ctx_size_atomic_set(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_set(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
 /// Atomically writes value to the size_t at dest on PE pe.
-__host__ void rocshmem_size_atomic_set(size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_size_atomic_set(size_t *dest, size_t value, int pe);
 /// Atomically writes value to the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ctx_ptrdiff_atomic_set(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_set(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically writes value to the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically replaces the float at dest on PE pe with value; returns the old value.
-__host__ float rocshmem_ctx_float_atomic_swap(rocshmem_ctx_t ctx, float *dest, float value, int pe);
+ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_swap(rocshmem_ctx_t ctx, float *dest, float value, int pe);
 /// Atomically replaces the float at dest on PE pe with value; returns the old value.
-__host__ float rocshmem_float_atomic_swap(float *dest, float value, int pe);
+ROCSHMEM_HD_API float rocshmem_float_atomic_swap(float *dest, float value, int pe);
 /// Atomically replaces the double at dest on PE pe with value; returns the old value.
-__host__ double rocshmem_ctx_double_atomic_swap(rocshmem_ctx_t ctx, double *dest, double value, int pe);
+ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_swap(rocshmem_ctx_t ctx, double *dest, double value, int pe);
 /// Atomically replaces the double at dest on PE pe with value; returns the old value.
-__host__ double rocshmem_double_atomic_swap(double *dest, double value, int pe);
+ROCSHMEM_HD_API double rocshmem_double_atomic_swap(double *dest, double value, int pe);
 /// Atomically replaces the int at dest on PE pe with value; returns the old value.
-__host__ int rocshmem_ctx_int_atomic_swap(rocshmem_ctx_t ctx, int *dest, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_swap(rocshmem_ctx_t ctx, int *dest, int value, int pe);
 /// Atomically replaces the int at dest on PE pe with value; returns the old value.
-__host__ int rocshmem_int_atomic_swap(int *dest, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_int_atomic_swap(int *dest, int value, int pe);
 /// Atomically replaces the long at dest on PE pe with value; returns the old value.
-__host__ long rocshmem_ctx_long_atomic_swap(rocshmem_ctx_t ctx, long *dest, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_swap(rocshmem_ctx_t ctx, long *dest, long value, int pe);
 /// Atomically replaces the long at dest on PE pe with value; returns the old value.
-__host__ long rocshmem_long_atomic_swap(long *dest, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_long_atomic_swap(long *dest, long value, int pe);
 /// Atomically replaces the long long at dest on PE pe with value; returns the old value.
-__host__ long long rocshmem_ctx_longlong_atomic_swap(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_swap(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
 /// Atomically replaces the long long at dest on PE pe with value; returns the old value.
-__host__ long long rocshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
 /// Atomically replaces the unsigned int at dest on PE pe with value; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomically replaces the unsigned int at dest on PE pe with value; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
 /// Atomically replaces the unsigned long at dest on PE pe with value; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomically replaces the unsigned long at dest on PE pe with value; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
 /// Atomically replaces the unsigned long long at dest on PE pe with value; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically replaces the unsigned long long at dest on PE pe with value; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically replaces the int32_t at dest on PE pe with value; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomically replaces the int32_t at dest on PE pe with value; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
 /// Atomically replaces the int64_t at dest on PE pe with value; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomically replaces the int64_t at dest on PE pe with value; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
 /// Atomically replaces the uint32_t at dest on PE pe with value; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomically replaces the uint32_t at dest on PE pe with value; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
 /// Atomically replaces the uint64_t at dest on PE pe with value; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomically replaces the uint64_t at dest on PE pe with value; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
 /// Atomically replaces the size_t at dest on PE pe with value; returns the old value.
-__host__ size_t rocshmem_ctx_size_atomic_swap(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_swap(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
 /// Atomically replaces the size_t at dest on PE pe with value; returns the old value.
-__host__ size_t rocshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
 /// Atomically replaces the ptrdiff_t at dest on PE pe with value; returns the old value.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_atomic_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically replaces the ptrdiff_t at dest on PE pe with value; returns the old value.
-__host__ ptrdiff_t rocshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int.
-__host__ int rocshmem_ctx_int_atomic_compare_swap(rocshmem_ctx_t ctx, int *dest, int cond, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_compare_swap(rocshmem_ctx_t ctx, int *dest, int cond, int value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int.
-__host__ int rocshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old long.
-__host__ long rocshmem_ctx_long_atomic_compare_swap(rocshmem_ctx_t ctx, long *dest, long cond, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_compare_swap(rocshmem_ctx_t ctx, long *dest, long cond, long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old long.
-__host__ long rocshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old long long.
-__host__ long long rocshmem_ctx_longlong_atomic_compare_swap(rocshmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_compare_swap(rocshmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old long long.
-__host__ long long rocshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned int.
-__host__ unsigned int rocshmem_ctx_uint_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned int.
-__host__ unsigned int rocshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned long.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned long.
-__host__ unsigned long rocshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned long long.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old unsigned long long.
-__host__ unsigned long long rocshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int32_t.
-__host__ int32_t rocshmem_ctx_int32_atomic_compare_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_compare_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int32_t.
-__host__ int32_t rocshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int64_t.
-__host__ int64_t rocshmem_ctx_int64_atomic_compare_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_compare_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old int64_t.
-__host__ int64_t rocshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old uint32_t.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_compare_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_compare_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old uint32_t.
-__host__ uint32_t rocshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old uint64_t.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_compare_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_compare_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old uint64_t.
-__host__ uint64_t rocshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old size_t.
-__host__ size_t rocshmem_ctx_size_atomic_compare_swap(rocshmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_compare_swap(rocshmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old size_t.
-__host__ size_t rocshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old ptrdiff_t.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_atomic_compare_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_compare_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
 /// Atomically stores value at dest on PE pe if it equals cond; returns the old ptrdiff_t.
-__host__ ptrdiff_t rocshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
 /// Atomically increments the int at dest on PE pe; returns the old value.
-__host__ int rocshmem_ctx_int_atomic_fetch_inc(rocshmem_ctx_t ctx, int *dest, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_inc(rocshmem_ctx_t ctx, int *dest, int pe);
 /// Atomically increments the int at dest on PE pe; returns the old value.
-__host__ int rocshmem_int_atomic_fetch_inc(int *dest, int pe);
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_inc(int *dest, int pe);
 /// Atomically increments the long at dest on PE pe; returns the old value.
-__host__ long rocshmem_ctx_long_atomic_fetch_inc(rocshmem_ctx_t ctx, long *dest, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_inc(rocshmem_ctx_t ctx, long *dest, int pe);
 /// Atomically increments the long at dest on PE pe; returns the old value.
-__host__ long rocshmem_long_atomic_fetch_inc(long *dest, int pe);
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_inc(long *dest, int pe);
 /// Atomically increments the long long at dest on PE pe; returns the old value.
-__host__ long long rocshmem_ctx_longlong_atomic_fetch_inc(rocshmem_ctx_t ctx, long long *dest, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_inc(rocshmem_ctx_t ctx, long long *dest, int pe);
 /// Atomically increments the long long at dest on PE pe; returns the old value.
-__host__ long long rocshmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_inc(long long *dest, int pe);
 /// Atomically increments the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe);
 /// Atomically increments the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
 /// Atomically increments the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe);
 /// Atomically increments the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
 /// Atomically increments the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe);
 /// Atomically increments the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
 /// Atomically increments the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe);
 /// Atomically increments the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
 /// Atomically increments the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe);
 /// Atomically increments the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
 /// Atomically increments the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe);
 /// Atomically increments the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
 /// Atomically increments the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe);
 /// Atomically increments the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
 /// Atomically increments the size_t at dest on PE pe; returns the old value.
-__host__ size_t rocshmem_ctx_size_atomic_fetch_inc(rocshmem_ctx_t ctx, size_t *dest, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_inc(rocshmem_ctx_t ctx, size_t *dest, int pe);
 /// Atomically increments the size_t at dest on PE pe; returns the old value.
-__host__ size_t rocshmem_size_atomic_fetch_inc(size_t *dest, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_inc(size_t *dest, int pe);
 /// Atomically increments the ptrdiff_t at dest on PE pe; returns the old value.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe);
 /// Atomically increments the ptrdiff_t at dest on PE pe; returns the old value.
-__host__ ptrdiff_t rocshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
 /// Atomically increments the int at dest on PE pe.
-__host__ void rocshmem_ctx_int_atomic_inc(rocshmem_ctx_t ctx, int *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_inc(rocshmem_ctx_t ctx, int *dest, int pe);
 /// Atomically increments the int at dest on PE pe.
-__host__ void rocshmem_int_atomic_inc(int *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_int_atomic_inc(int *dest, int pe);
 /// Atomically increments the long at dest on PE pe.
-__host__ void rocshmem_ctx_long_atomic_inc(rocshmem_ctx_t ctx, long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_inc(rocshmem_ctx_t ctx, long *dest, int pe);
 /// Atomically increments the long at dest on PE pe.
-__host__ void rocshmem_long_atomic_inc(long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_long_atomic_inc(long *dest, int pe);
 /// Atomically increments the long long at dest on PE pe.
-__host__ void rocshmem_ctx_longlong_atomic_inc(rocshmem_ctx_t ctx, long long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_inc(rocshmem_ctx_t ctx, long long *dest, int pe);
 /// Atomically increments the long long at dest on PE pe.
-__host__ void rocshmem_longlong_atomic_inc(long long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_inc(long long *dest, int pe);
 /// Atomically increments the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe);
 /// Atomically increments the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_inc(unsigned int *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_inc(unsigned int *dest, int pe);
 /// Atomically increments the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe);
 /// Atomically increments the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_inc(unsigned long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_inc(unsigned long *dest, int pe);
 /// Atomically increments the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe);
 /// Atomically increments the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
 /// Atomically increments the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe);
 /// Atomically increments the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_inc(int32_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_inc(int32_t *dest, int pe);
 /// Atomically increments the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe);
 /// Atomically increments the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_inc(int64_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_inc(int64_t *dest, int pe);
 /// Atomically increments the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe);
 /// Atomically increments the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_inc(uint32_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_inc(uint32_t *dest, int pe);
 /// Atomically increments the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe);
 /// Atomically increments the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_inc(uint64_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_inc(uint64_t *dest, int pe);
 /// Atomically increments the size_t at dest on PE pe.
-__host__ void rocshmem_ctx_size_atomic_inc(rocshmem_ctx_t ctx, size_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_inc(rocshmem_ctx_t ctx, size_t *dest, int pe);
 /// Atomically increments the size_t at dest on PE pe.
-__host__ void rocshmem_size_atomic_inc(size_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_size_atomic_inc(size_t *dest, int pe);
 /// Atomically increments the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ctx_ptrdiff_atomic_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe);
 /// Atomically increments the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
 /// Atomically adds value to the int at dest on PE pe; returns the old value.
-__host__ int rocshmem_ctx_int_atomic_fetch_add(rocshmem_ctx_t ctx, int *dest, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_add(rocshmem_ctx_t ctx, int *dest, int value, int pe);
 /// Atomically adds value to the int at dest on PE pe; returns the old value.
-__host__ int rocshmem_int_atomic_fetch_add(int *dest, int value, int pe);
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_add(int *dest, int value, int pe);
 /// Atomically adds value to the long at dest on PE pe; returns the old value.
-__host__ long rocshmem_ctx_long_atomic_fetch_add(rocshmem_ctx_t ctx, long *dest, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_add(rocshmem_ctx_t ctx, long *dest, long value, int pe);
 /// Atomically adds value to the long at dest on PE pe; returns the old value.
-__host__ long rocshmem_long_atomic_fetch_add(long *dest, long value, int pe);
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_add(long *dest, long value, int pe);
 /// Atomically adds value to the long long at dest on PE pe; returns the old value.
-__host__ long long rocshmem_ctx_longlong_atomic_fetch_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
 /// Atomically adds value to the long long at dest on PE pe; returns the old value.
-__host__ long long rocshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
 /// Atomically adds value to the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomically adds value to the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
 /// Atomically adds value to the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomically adds value to the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
 /// Atomically adds value to the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically adds value to the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically adds value to the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomically adds value to the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
 /// Atomically adds value to the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomically adds value to the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
 /// Atomically adds value to the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomically adds value to the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
 /// Atomically adds value to the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomically adds value to the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
 /// Atomically adds value to the size_t at dest on PE pe; returns the old value.
-__host__ size_t rocshmem_ctx_size_atomic_fetch_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
 /// Atomically adds value to the size_t at dest on PE pe; returns the old value.
-__host__ size_t rocshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
 /// Atomically adds value to the ptrdiff_t at dest on PE pe; returns the old value.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically adds value to the ptrdiff_t at dest on PE pe; returns the old value.
-__host__ ptrdiff_t rocshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically adds value to the int at dest on PE pe.
-__host__ void rocshmem_ctx_int_atomic_add(rocshmem_ctx_t ctx, int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_add(rocshmem_ctx_t ctx, int *dest, int value, int pe);
 /// Atomically adds value to the int at dest on PE pe.
-__host__ void rocshmem_int_atomic_add(int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_int_atomic_add(int *dest, int value, int pe);
 /// Atomically adds value to the long at dest on PE pe.
-__host__ void rocshmem_ctx_long_atomic_add(rocshmem_ctx_t ctx, long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_add(rocshmem_ctx_t ctx, long *dest, long value, int pe);
 /// Atomically adds value to the long at dest on PE pe.
-__host__ void rocshmem_long_atomic_add(long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_long_atomic_add(long *dest, long value, int pe);
 /// Atomically adds value to the long long at dest on PE pe.
-__host__ void rocshmem_ctx_longlong_atomic_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
 /// Atomically adds value to the long long at dest on PE pe.
-__host__ void rocshmem_longlong_atomic_add(long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_add(long long *dest, long long value, int pe);
 /// Atomically adds value to the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomically adds value to the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
 /// Atomically adds value to the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomically adds value to the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
 /// Atomically adds value to the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically adds value to the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomically adds value to the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomically adds value to the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
 /// Atomically adds value to the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomically adds value to the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
 /// Atomically adds value to the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomically adds value to the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
 /// Atomically adds value to the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomically adds value to the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
 /// Atomically adds value to the size_t at dest on PE pe.
-__host__ void rocshmem_ctx_size_atomic_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
 /// Atomically adds value to the size_t at dest on PE pe.
-__host__ void rocshmem_size_atomic_add(size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_size_atomic_add(size_t *dest, size_t value, int pe);
 /// Atomically adds value to the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ctx_ptrdiff_atomic_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomically adds value to the ptrdiff_t at dest on PE pe.
-__host__ void rocshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Atomic bitwise AND of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise AND of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise AND of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise AND of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise AND of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise AND of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise AND of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise AND of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise AND of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise AND of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise AND of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise AND of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise AND of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise AND of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise AND of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise AND of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise AND of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise AND of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise AND of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise AND of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise AND of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise AND of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise AND of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise OR of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise OR of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise OR of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise OR of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise OR of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise OR of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise OR of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise OR of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise OR of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise OR of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise OR of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise OR of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise OR of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise OR of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise OR of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise OR of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise OR of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise OR of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise OR of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise OR of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise OR of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise OR of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise OR of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise XOR of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_ctx_uint_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise XOR of value into the unsigned int at dest on PE pe; returns the old value.
-__host__ unsigned int rocshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ctx_ulong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long at dest on PE pe; returns the old value.
-__host__ unsigned long rocshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long long at dest on PE pe; returns the old value.
-__host__ unsigned long long rocshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise XOR of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_ctx_int32_atomic_fetch_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise XOR of value into the int32_t at dest on PE pe; returns the old value.
-__host__ int32_t rocshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise XOR of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_ctx_int64_atomic_fetch_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise XOR of value into the int64_t at dest on PE pe; returns the old value.
-__host__ int64_t rocshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise XOR of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_ctx_uint32_atomic_fetch_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise XOR of value into the uint32_t at dest on PE pe; returns the old value.
-__host__ uint32_t rocshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise XOR of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_ctx_uint64_atomic_fetch_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise XOR of value into the uint64_t at dest on PE pe; returns the old value.
-__host__ uint64_t rocshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise XOR of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_ctx_uint_atomic_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise XOR of value into the unsigned int at dest on PE pe.
-__host__ void rocshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ctx_ulong_atomic_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long at dest on PE pe.
-__host__ void rocshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_atomic_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise XOR of value into the unsigned long long at dest on PE pe.
-__host__ void rocshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
 /// Atomic bitwise XOR of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_ctx_int32_atomic_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise XOR of value into the int32_t at dest on PE pe.
-__host__ void rocshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
 /// Atomic bitwise XOR of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_ctx_int64_atomic_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise XOR of value into the int64_t at dest on PE pe.
-__host__ void rocshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 /// Atomic bitwise XOR of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint32_atomic_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise XOR of value into the uint32_t at dest on PE pe.
-__host__ void rocshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
 /// Atomic bitwise XOR of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_ctx_uint64_atomic_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Atomic bitwise XOR of value into the uint64_t at dest on PE pe.
-__host__ void rocshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
 }  // namespace rocshmem
 

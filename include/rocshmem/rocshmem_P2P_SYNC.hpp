@@ -8,405 +8,405 @@
 namespace rocshmem {
 
 /// Blocks until the symmetric float at ivars compares to val as cmp says.
-__host__ void rocshmem_float_wait_until(float *ivars, int cmp, float val);
+ROCSHMEM_HD_API void rocshmem_float_wait_until(float *ivars, int cmp, float val);
 /// Blocks until the symmetric double at ivars compares to val as cmp says.
-__host__ void rocshmem_double_wait_until(double *ivars, int cmp, double val);
+ROCSHMEM_HD_API void rocshmem_double_wait_until(double *ivars, int cmp, double val);
 /// Blocks until the symmetric char at ivars compares to val as cmp says.
-__host__ void rocshmem_char_wait_until(char *ivars, int cmp, char val);
+ROCSHMEM_HD_API void rocshmem_char_wait_until(char *ivars, int cmp, char val);
 /// Blocks until the symmetric signed char at ivars compares to val as cmp says.
-__host__ void rocshmem_schar_wait_until(signed char *ivars, int cmp, signed char val);
+ROCSHMEM_HD_API void rocshmem_schar_wait_until(signed char *ivars, int cmp, signed char val);
 /// Blocks until the symmetric short at ivars compares to val as cmp says.
-__host__ void rocshmem_short_wait_until(short *ivars, int cmp, short val);
+ROCSHMEM_HD_API void rocshmem_short_wait_until(short *ivars, int cmp, short val);
 /// Blocks until the symmetric int at ivars compares to val as cmp says.
-__host__ void rocshmem_int_wait_until(int *ivars, int cmp, int val);
+ROCSHMEM_HD_API void rocshmem_int_wait_until(int *ivars, int cmp, int val);
 /// Blocks until the symmetric long at ivars compares to val as cmp says.
-__host__ void rocshmem_long_wait_until(long *ivars, int cmp, long val);
+ROCSHMEM_HD_API void rocshmem_long_wait_until(long *ivars, int cmp, long val);
 /// Blocks until the symmetric long long at ivars compares to val as cmp says.
-__host__ void rocshmem_longlong_wait_until(long long *ivars, int cmp, long long val);
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until(long long *ivars, int cmp, long long val);
 /// Blocks until the symmetric unsigned char at ivars compares to val as cmp says.
-__host__ void rocshmem_uchar_wait_until(unsigned char *ivars, int cmp, unsigned char val);
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until(unsigned char *ivars, int cmp, unsigned char val);
 /// Blocks until the symmetric unsigned short at ivars compares to val as cmp says.
-__host__ void rocshmem_ushort_wait_until(unsigned short *ivars, int cmp, unsigned short val);
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until(unsigned short *ivars, int cmp, unsigned short val);
 /// Blocks until the symmetric unsigned int at ivars compares to val as cmp says.
-__host__ void rocshmem_uint_wait_until(unsigned int *ivars, int cmp, unsigned int val);
+ROCSHMEM_HD_API void rocshmem_uint_wait_until(unsigned int *ivars, int cmp, unsigned int val);
 /// Blocks until the symmetric unsigned long at ivars compares to val as cmp says.
-__host__ void rocshmem_ulong_wait_until(unsigned long *ivars, int cmp, unsigned long val);
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until(unsigned long *ivars, int cmp, unsigned long val);
 /// Blocks until the symmetric unsigned long long at ivars compares to val as cmp says.
-__host__ void rocshmem_ulonglong_wait_until(unsigned long long *ivars, int cmp, unsigned long long val);
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until(unsigned long long *ivars, int cmp, unsigned long long val);
 /// Blocks until the symmetric __half at ivars compares to val as cmp says.
-__host__ void rocshmem_half_wait_until(__half *ivars, int cmp, __half val);
+ROCSHMEM_HD_API void rocshmem_half_wait_until(__half *ivars, int cmp, __half val);
 /// Blocks until the symmetric __hip_bfloat16 at ivars compares to val as cmp says.
-__host__ void rocshmem_bfloat16_wait_until(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val);
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val);
 /// Blocks until the symmetric int8_t at ivars compares to val as cmp says.
-__host__ void rocshmem_int8_wait_until(int8_t *ivars, int cmp, int8_t val);
+ROCSHMEM_HD_API void rocshmem_int8_wait_until(int8_t *ivars, int cmp, int8_t val);
 /// Blocks until the symmetric int16_t at ivars compares to val as cmp says.
-__host__ void rocshmem_int16_wait_until(int16_t *ivars, int cmp, int16_t val);
+ROCSHMEM_HD_API void rocshmem_int16_wait_until(int16_t *ivars, int cmp, int16_t val);
 /// Blocks until the symmetric int32_t at ivars compares to val as cmp says.
-__host__ void rocshmem_int32_wait_until(int32_t *ivars, int cmp, int32_t val);
+ROCSHMEM_HD_API void rocshmem_int32_wait_until(int32_t *ivars, int cmp, int32_t val);
 /// Blocks until the symmetric int64_t at ivars compares to val as cmp says.
-__host__ void rocshmem_int64_wait_until(int64_t *ivars, int cmp, int64_t val);
+ROCSHMEM_HD_API void rocshmem_int64_wait_until(int64_t *ivars, int cmp, int64_t val);
 /// Blocks until the symmetric uint8_t at ivars compares to val as cmp says.
-__host__ void rocshmem_uint8_wait_until(uint8_t *ivars, int cmp, uint8_t val);
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until(uint8_t *ivars, int cmp, uint8_t val);
 /// Blocks until the symmetric uint16_t at ivars compares to val as cmp says.
-__host__ void rocshmem_uint16_wait_until(uint16_t *ivars, int cmp, uint16_t val);
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until(uint16_t *ivars, int cmp, uint16_t val);
 /// Blocks until the symmetric uint32_t at ivars compares to val as cmp says.
-__host__ void rocshmem_uint32_wait_until(uint32_t *ivars, int cmp, uint32_t val);
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until(uint32_t *ivars, int cmp, uint32_t val);
 /// Blocks until the symmetric uint64_t at ivars compares to val as cmp says.
-__host__ void rocshmem_uint64_wait_until(uint64_t *ivars, int cmp, uint64_t val);
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until(uint64_t *ivars, int cmp, uint64_t val);
 /// Blocks until the symmetric size_t at ivars compares to val as cmp says.
-__host__ void rocshmem_size_wait_until(size_t *ivars, int cmp, size_t val);
+ROCSHMEM_HD_API void rocshmem_size_wait_until(size_t *ivars, int cmp, size_t val);
 /// Blocks until the symmetric ptrdiff_t at ivars compares to val as cmp says.
-__host__ void rocshmem_ptrdiff_wait_until(ptrdiff_t *ivars, int cmp, ptrdiff_t val);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until(ptrdiff_t *ivars, int cmp, ptrdiff_t val);
 /// Blocks until some float of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_float_wait_until_any(float *ivars, size_t nelems, const int *status, int cmp, float val);
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any(float *ivars, size_t nelems, const int *status, int cmp, float val);
 /// Blocks until some double of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_double_wait_until_any(double *ivars, size_t nelems, const int *status, int cmp, double val);
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any(double *ivars, size_t nelems, const int *status, int cmp, double val);
 /// Blocks until some char of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_char_wait_until_any(char *ivars, size_t nelems, const int *status, int cmp, char val);
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any(char *ivars, size_t nelems, const int *status, int cmp, char val);
 /// Blocks until some signed char of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_schar_wait_until_any(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val);
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val);
 /// Blocks until some short of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short val);
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short val);
 /// Blocks until some int of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int val);
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int val);
 /// Blocks until some long of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long val);
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long val);
 /// Blocks until some long long of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long val);
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long val);
 /// Blocks until some unsigned char of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uchar_wait_until_any(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val);
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val);
 /// Blocks until some unsigned short of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val);
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val);
 /// Blocks until some unsigned int of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val);
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val);
 /// Blocks until some unsigned long of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val);
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val);
 /// Blocks until some unsigned long long of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val);
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val);
 /// Blocks until some __half of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_half_wait_until_any(__half *ivars, size_t nelems, const int *status, int cmp, __half val);
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any(__half *ivars, size_t nelems, const int *status, int cmp, __half val);
 /// Blocks until some __hip_bfloat16 of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_bfloat16_wait_until_any(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val);
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val);
 /// Blocks until some int8_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_int8_wait_until_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val);
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val);
 /// Blocks until some int16_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_int16_wait_until_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val);
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val);
 /// Blocks until some int32_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val);
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val);
 /// Blocks until some int64_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val);
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val);
 /// Blocks until some uint8_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uint8_wait_until_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val);
 /// Blocks until some uint16_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uint16_wait_until_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val);
 /// Blocks until some uint32_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val);
 /// Blocks until some uint64_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val);
 /// Blocks until some size_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val);
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val);
 /// Blocks until some ptrdiff_t of ivars (not excluded by status) satisfies the comparison; returns its index.
-__host__ size_t rocshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val);
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val);
 /// Blocks until every float of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_float_wait_until_all(float *ivars, size_t nelems, const int *status, int cmp, float val);
+ROCSHMEM_HD_API void rocshmem_float_wait_until_all(float *ivars, size_t nelems, const int *status, int cmp, float val);
 /// Blocks until every double of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_double_wait_until_all(double *ivars, size_t nelems, const int *status, int cmp, double val);
+ROCSHMEM_HD_API void rocshmem_double_wait_until_all(double *ivars, size_t nelems, const int *status, int cmp, double val);
 /// Blocks until every char of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_char_wait_until_all(char *ivars, size_t nelems, const int *status, int cmp, char val);
+ROCSHMEM_HD_API void rocshmem_char_wait_until_all(char *ivars, size_t nelems, const int *status, int cmp, char val);
 /// Blocks until every signed char of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_schar_wait_until_all(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val);
+ROCSHMEM_HD_API void rocshmem_schar_wait_until_all(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val);
 /// Blocks until every short of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short val);
+ROCSHMEM_HD_API void rocshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short val);
 /// Blocks until every int of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int val);
+ROCSHMEM_HD_API void rocshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int val);
 /// Blocks until every long of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long val);
+ROCSHMEM_HD_API void rocshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long val);
 /// Blocks until every long long of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long val);
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long val);
 /// Blocks until every unsigned char of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uchar_wait_until_all(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val);
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val);
 /// Blocks until every unsigned short of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val);
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val);
 /// Blocks until every unsigned int of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val);
+ROCSHMEM_HD_API void rocshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val);
 /// Blocks until every unsigned long of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val);
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val);
 /// Blocks until every unsigned long long of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val);
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val);
 /// Blocks until every __half of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_half_wait_until_all(__half *ivars, size_t nelems, const int *status, int cmp, __half val);
+ROCSHMEM_HD_API void rocshmem_half_wait_until_all(__half *ivars, size_t nelems, const int *status, int cmp, __half val);
 /// Blocks until every __hip_bfloat16 of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_bfloat16_wait_until_all(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val);
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val);
 /// Blocks until every int8_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_int8_wait_until_all(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val);
+ROCSHMEM_HD_API void rocshmem_int8_wait_until_all(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val);
 /// Blocks until every int16_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_int16_wait_until_all(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val);
+ROCSHMEM_HD_API void rocshmem_int16_wait_until_all(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val);
 /// Blocks until every int32_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val);
+ROCSHMEM_HD_API void rocshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val);
 /// Blocks until every int64_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val);
+ROCSHMEM_HD_API void rocshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val);
 /// Blocks until every uint8_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uint8_wait_until_all(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val);
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val);
 /// Blocks until every uint16_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uint16_wait_until_all(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val);
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val);
 /// Blocks until every uint32_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val);
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val);
 /// Blocks until every uint64_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val);
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val);
 /// Blocks until every size_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val);
+ROCSHMEM_HD_API void rocshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val);
 /// Blocks until every ptrdiff_t of ivars (not excluded by status) satisfies the comparison.
-__host__ void rocshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val);
 /// Blocks until at least one float of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_float_wait_until_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float val);
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float val);
 /// Blocks until at least one double of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_double_wait_until_some(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double val);
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double val);
 /// Blocks until at least one char of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_char_wait_until_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char val);
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char val);
 /// Blocks until at least one signed char of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_schar_wait_until_some(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char val);
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char val);
 /// Blocks until at least one short of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short val);
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short val);
 /// Blocks until at least one int of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int val);
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int val);
 /// Blocks until at least one long of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long val);
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long val);
 /// Blocks until at least one long long of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long val);
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long val);
 /// Blocks until at least one unsigned char of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uchar_wait_until_some(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char val);
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char val);
 /// Blocks until at least one unsigned short of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short val);
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short val);
 /// Blocks until at least one unsigned int of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int val);
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int val);
 /// Blocks until at least one unsigned long of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long val);
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long val);
 /// Blocks until at least one unsigned long long of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long val);
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long val);
 /// Blocks until at least one __half of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_half_wait_until_some(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half val);
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half val);
 /// Blocks until at least one __hip_bfloat16 of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_bfloat16_wait_until_some(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 val);
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 val);
 /// Blocks until at least one int8_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_int8_wait_until_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t val);
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t val);
 /// Blocks until at least one int16_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_int16_wait_until_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t val);
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t val);
 /// Blocks until at least one int32_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t val);
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t val);
 /// Blocks until at least one int64_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t val);
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t val);
 /// Blocks until at least one uint8_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uint8_wait_until_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t val);
 /// Blocks until at least one uint16_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uint16_wait_until_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t val);
 /// Blocks until at least one uint32_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t val);
 /// Blocks until at least one uint64_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t val);
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t val);
 /// Blocks until at least one size_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t val);
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t val);
 /// Blocks until at least one ptrdiff_t of ivars satisfies the comparison; stores the indices of all that do.
-__host__ size_t rocshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t val);
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t val);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (float).
-__host__ size_t rocshmem_float_wait_until_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals);
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (double).
-__host__ size_t rocshmem_double_wait_until_any_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals);
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (char).
-__host__ size_t rocshmem_char_wait_until_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals);
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (signed char).
-__host__ size_t rocshmem_schar_wait_until_any_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals);
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (short).
-__host__ size_t rocshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals);
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (int).
-__host__ size_t rocshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals);
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (long).
-__host__ size_t rocshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals);
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (long long).
-__host__ size_t rocshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals);
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (unsigned char).
-__host__ size_t rocshmem_uchar_wait_until_any_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals);
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (unsigned short).
-__host__ size_t rocshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals);
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (unsigned int).
-__host__ size_t rocshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (unsigned long).
-__host__ size_t rocshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals);
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (unsigned long long).
-__host__ size_t rocshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals);
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (__half).
-__host__ size_t rocshmem_half_wait_until_any_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals);
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (__hip_bfloat16).
-__host__ size_t rocshmem_bfloat16_wait_until_any_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals);
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (int8_t).
-__host__ size_t rocshmem_int8_wait_until_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (int16_t).
-__host__ size_t rocshmem_int16_wait_until_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (int32_t).
-__host__ size_t rocshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (int64_t).
-__host__ size_t rocshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (uint8_t).
-__host__ size_t rocshmem_uint8_wait_until_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (uint16_t).
-__host__ size_t rocshmem_uint16_wait_until_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (uint32_t).
-__host__ size_t rocshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (uint64_t).
-__host__ size_t rocshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (size_t).
-__host__ size_t rocshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals);
 /// As _wait_until_any, comparing element i of ivars with vals[i] (ptrdiff_t).
-__host__ size_t rocshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (float).
-__host__ void rocshmem_float_wait_until_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals);
+ROCSHMEM_HD_API void rocshmem_float_wait_until_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (double).
-__host__ void rocshmem_double_wait_until_all_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals);
+ROCSHMEM_HD_API void rocshmem_double_wait_until_all_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (char).
-__host__ void rocshmem_char_wait_until_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals);
+ROCSHMEM_HD_API void rocshmem_char_wait_until_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (signed char).
-__host__ void rocshmem_schar_wait_until_all_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals);
+ROCSHMEM_HD_API void rocshmem_schar_wait_until_all_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (short).
-__host__ void rocshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals);
+ROCSHMEM_HD_API void rocshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (int).
-__host__ void rocshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals);
+ROCSHMEM_HD_API void rocshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (long).
-__host__ void rocshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals);
+ROCSHMEM_HD_API void rocshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (long long).
-__host__ void rocshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals);
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (unsigned char).
-__host__ void rocshmem_uchar_wait_until_all_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals);
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (unsigned short).
-__host__ void rocshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals);
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (unsigned int).
-__host__ void rocshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals);
+ROCSHMEM_HD_API void rocshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (unsigned long).
-__host__ void rocshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals);
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (unsigned long long).
-__host__ void rocshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals);
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (__half).
-__host__ void rocshmem_half_wait_until_all_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals);
+ROCSHMEM_HD_API void rocshmem_half_wait_until_all_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (__hip_bfloat16).
-__host__ void rocshmem_bfloat16_wait_until_all_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals);
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (int8_t).
-__host__ void rocshmem_int8_wait_until_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals);
+ROCSHMEM_HD_API void rocshmem_int8_wait_until_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (int16_t).
-__host__ void rocshmem_int16_wait_until_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals);
+ROCSHMEM_HD_API void rocshmem_int16_wait_until_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (int32_t).
-__host__ void rocshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals);
+ROCSHMEM_HD_API void rocshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (int64_t).
-__host__ void rocshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals);
+ROCSHMEM_HD_API void rocshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (uint8_t).
-__host__ void rocshmem_uint8_wait_until_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals);
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (uint16_t).
-__host__ void rocshmem_uint16_wait_until_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals);
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (uint32_t).
-__host__ void rocshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals);
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (uint64_t).
-__host__ void rocshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals);
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (size_t).
-__host__ void rocshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals);
+ROCSHMEM_HD_API void rocshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals);
 /// As _wait_until_all, comparing element i of ivars with vals[i] (ptrdiff_t).
-__host__ void rocshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (float).
-__host__ size_t rocshmem_float_wait_until_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *vals);
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (double).
-__host__ size_t rocshmem_double_wait_until_some_vector(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double *vals);
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some_vector(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (char).
-__host__ size_t rocshmem_char_wait_until_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *vals);
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (signed char).
-__host__ size_t rocshmem_schar_wait_until_some_vector(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char *vals);
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some_vector(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (short).
-__host__ size_t rocshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *vals);
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (int).
-__host__ size_t rocshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *vals);
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (long).
-__host__ size_t rocshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *vals);
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (long long).
-__host__ size_t rocshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *vals);
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (unsigned char).
-__host__ size_t rocshmem_uchar_wait_until_some_vector(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char *vals);
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some_vector(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (unsigned short).
-__host__ size_t rocshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *vals);
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (unsigned int).
-__host__ size_t rocshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (unsigned long).
-__host__ size_t rocshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *vals);
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (unsigned long long).
-__host__ size_t rocshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *vals);
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (__half).
-__host__ size_t rocshmem_half_wait_until_some_vector(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half *vals);
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some_vector(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (__hip_bfloat16).
-__host__ size_t rocshmem_bfloat16_wait_until_some_vector(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 *vals);
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some_vector(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (int8_t).
-__host__ size_t rocshmem_int8_wait_until_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (int16_t).
-__host__ size_t rocshmem_int16_wait_until_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (int32_t).
-__host__ size_t rocshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (int64_t).
-__host__ size_t rocshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (uint8_t).
-__host__ size_t rocshmem_uint8_wait_until_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (uint16_t).
-__host__ size_t rocshmem_uint16_wait_until_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (uint32_t).
-__host__ size_t rocshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (uint64_t).
-__host__ size_t rocshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (size_t).
-__host__ size_t rocshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *vals);
 /// As _wait_until_some, comparing element i of ivars with vals[i] (ptrdiff_t).
-__host__ size_t rocshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *vals);
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *vals);
 /// 1 if the symmetric float at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_float_test(float *ivars, int cmp, float val);
+ROCSHMEM_HD_API int rocshmem_float_test(float *ivars, int cmp, float val);
 /// 1 if the symmetric double at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_double_test(double *ivars, int cmp, double val);
+ROCSHMEM_HD_API int rocshmem_double_test(double *ivars, int cmp, double val);
 /// 1 if the symmetric char at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_char_test(char *ivars, int cmp, char val);
+ROCSHMEM_HD_API int rocshmem_char_test(char *ivars, int cmp, char val);
 /// 1 if the symmetric signed char at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_schar_test(signed char *ivars, int cmp, signed char val);
+ROCSHMEM_HD_API int rocshmem_schar_test(signed char *ivars, int cmp, signed char val);
 /// 1 if the symmetric short at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_short_test(short *ivars, int cmp, short val);
+ROCSHMEM_HD_API int rocshmem_short_test(short *ivars, int cmp, short val);
 /// 1 if the symmetric int at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_int_test(int *ivars, int cmp, int val);
+ROCSHMEM_HD_API int rocshmem_int_test(int *ivars, int cmp, int val);
 /// 1 if the symmetric long at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_long_test(long *ivars, int cmp, long val);
+ROCSHMEM_HD_API int rocshmem_long_test(long *ivars, int cmp, long val);
 /// 1 if the symmetric long long at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_longlong_test(long long *ivars, int cmp, long long val);
+ROCSHMEM_HD_API int rocshmem_longlong_test(long long *ivars, int cmp, long long val);
 /// 1 if the symmetric unsigned char at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uchar_test(unsigned char *ivars, int cmp, unsigned char val);
+ROCSHMEM_HD_API int rocshmem_uchar_test(unsigned char *ivars, int cmp, unsigned char val);
 /// 1 if the symmetric unsigned short at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_ushort_test(unsigned short *ivars, int cmp, unsigned short val);
+ROCSHMEM_HD_API int rocshmem_ushort_test(unsigned short *ivars, int cmp, unsigned short val);
 /// 1 if the symmetric unsigned int at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uint_test(unsigned int *ivars, int cmp, unsigned int val);
+ROCSHMEM_HD_API int rocshmem_uint_test(unsigned int *ivars, int cmp, unsigned int val);
 /// 1 if the symmetric unsigned long at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_ulong_test(unsigned long *ivars, int cmp, unsigned long val);
+ROCSHMEM_HD_API int rocshmem_ulong_test(unsigned long *ivars, int cmp, unsigned long val);
 /// 1 if the symmetric unsigned long long at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_ulonglong_test(unsigned long long *ivars, int cmp, unsigned long long val);
+ROCSHMEM_HD_API int rocshmem_ulonglong_test(unsigned long long *ivars, int cmp, unsigned long long val);
 /// 1 if the symmetric __half at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_half_test(__half *ivars, int cmp, __half val);
+ROCSHMEM_HD_API int rocshmem_half_test(__half *ivars, int cmp, __half val);
 /// 1 if the symmetric __hip_bfloat16 at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_bfloat16_test(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val);
+ROCSHMEM_HD_API int rocshmem_bfloat16_test(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val);
 /// 1 if the symmetric int8_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_int8_test(int8_t *ivars, int cmp, int8_t val);
+ROCSHMEM_HD_API int rocshmem_int8_test(int8_t *ivars, int cmp, int8_t val);
 /// 1 if the symmetric int16_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_int16_test(int16_t *ivars, int cmp, int16_t val);
+ROCSHMEM_HD_API int rocshmem_int16_test(int16_t *ivars, int cmp, int16_t val);
 /// 1 if the symmetric int32_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_int32_test(int32_t *ivars, int cmp, int32_t val);
+ROCSHMEM_HD_API int rocshmem_int32_test(int32_t *ivars, int cmp, int32_t val);
 /// 1 if the symmetric int64_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_int64_test(int64_t *ivars, int cmp, int64_t val);
+ROCSHMEM_HD_API int rocshmem_int64_test(int64_t *ivars, int cmp, int64_t val);
 /// 1 if the symmetric uint8_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uint8_test(uint8_t *ivars, int cmp, uint8_t val);
+ROCSHMEM_HD_API int rocshmem_uint8_test(uint8_t *ivars, int cmp, uint8_t val);
 /// 1 if the symmetric uint16_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uint16_test(uint16_t *ivars, int cmp, uint16_t val);
+ROCSHMEM_HD_API int rocshmem_uint16_test(uint16_t *ivars, int cmp, uint16_t val);
 /// 1 if the symmetric uint32_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uint32_test(uint32_t *ivars, int cmp, uint32_t val);
+ROCSHMEM_HD_API int rocshmem_uint32_test(uint32_t *ivars, int cmp, uint32_t val);
 /// 1 if the symmetric uint64_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_uint64_test(uint64_t *ivars, int cmp, uint64_t val);
+ROCSHMEM_HD_API int rocshmem_uint64_test(uint64_t *ivars, int cmp, uint64_t val);
 /// 1 if the symmetric size_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_size_test(size_t *ivars, int cmp, size_t val);
+ROCSHMEM_HD_API int rocshmem_size_test(size_t *ivars, int cmp, size_t val);
 /// 1 if the symmetric ptrdiff_t at ivars compares to val as cmp says, else 0.
-__host__ int rocshmem_ptrdiff_test(ptrdiff_t *ivars, int cmp, ptrdiff_t val);
+ROCSHMEM_HD_API int rocshmem_ptrdiff_test(ptrdiff_t *ivars, int cmp, ptrdiff_t val);
 
 }  // namespace rocshmem
 

@@ -8,605 +8,605 @@
 namespace rocshmem {
 
 /// Copies nelems float from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_float_put(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_put(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
 /// Copies nelems float from local source to symmetric dest on PE pe.
-__host__ void rocshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
 /// Copies nelems double from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_double_put(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_put(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
 /// Copies nelems double from local source to symmetric dest on PE pe.
-__host__ void rocshmem_double_put(double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_double_put(double *dest, const double *source, size_t nelems, int pe);
 /// Copies nelems char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_char_put(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_char_put(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 /// Copies nelems char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_char_put(char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_char_put(char *dest, const char *source, size_t nelems, int pe);
 /// Copies nelems signed char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_schar_put(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_schar_put(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Copies nelems signed char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Copies nelems short from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_short_put(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_short_put(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
 /// Copies nelems short from local source to symmetric dest on PE pe.
-__host__ void rocshmem_short_put(short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_short_put(short *dest, const short *source, size_t nelems, int pe);
 /// Copies nelems int from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int_put(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_put(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
 /// Copies nelems int from local source to symmetric dest on PE pe.
-__host__ void rocshmem_int_put(int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int_put(int *dest, const int *source, size_t nelems, int pe);
 /// Copies nelems long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_long_put(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_put(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
 /// Copies nelems long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_long_put(long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_long_put(long *dest, const long *source, size_t nelems, int pe);
 /// Copies nelems long long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_longlong_put(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_put(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
 /// Copies nelems long long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe);
 /// Copies nelems unsigned char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uchar_put(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_put(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Copies nelems unsigned char from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Copies nelems unsigned short from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ushort_put(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_put(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Copies nelems unsigned short from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Copies nelems unsigned int from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint_put(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_put(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Copies nelems unsigned int from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Copies nelems unsigned long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ulong_put(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_put(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_put(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long long from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Copies nelems __half from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_half_put(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_half_put(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
 /// Copies nelems __half from local source to symmetric dest on PE pe.
-__host__ void rocshmem_half_put(__half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_half_put(__half *dest, const __half *source, size_t nelems, int pe);
 /// Copies nelems __hip_bfloat16 from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_bfloat16_put(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Copies nelems __hip_bfloat16 from local source to symmetric dest on PE pe.
-__host__ void rocshmem_bfloat16_put(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_bfloat16_put(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Copies nelems int8_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int8_put(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int8_put(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Copies nelems int8_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Copies nelems int16_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int16_put(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int16_put(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Copies nelems int16_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Copies nelems int32_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int32_put(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_put(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Copies nelems int32_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Copies nelems int64_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int64_put(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_put(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Copies nelems int64_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Copies nelems uint8_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint8_put(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_put(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Copies nelems uint8_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Copies nelems uint16_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint16_put(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_put(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Copies nelems uint16_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Copies nelems uint32_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint32_put(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_put(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Copies nelems uint32_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Copies nelems uint64_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint64_put(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_put(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Copies nelems uint64_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Copies nelems size_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_size_put(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_put(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Copies nelems size_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Copies nelems ptrdiff_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ptrdiff_put(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Copies nelems ptrdiff_t from local source to symmetric dest on PE pe.
-__host__ void rocshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Copies nelems float from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_float_get(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_get(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
 /// Copies nelems float from symmetric source on PE pe to local dest.
-__host__ void rocshmem_float_get(float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_float_get(float *dest, const float *source, size_t nelems, int pe);
 /// Copies nelems double from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_double_get(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_get(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
 /// Copies nelems double from symmetric source on PE pe to local dest.
-__host__ void rocshmem_double_get(double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_double_get(double *dest, const double *source, size_t nelems, int pe);
 /// Copies nelems char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_char_get(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_char_get(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 /// Copies nelems char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_char_get(char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_char_get(char *dest, const char *source, size_t nelems, int pe);
 /// Copies nelems signed char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_schar_get(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_schar_get(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Copies nelems signed char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Copies nelems short from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_short_get(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_short_get(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
 /// Copies nelems short from symmetric source on PE pe to local dest.
-__host__ void rocshmem_short_get(short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_short_get(short *dest, const short *source, size_t nelems, int pe);
 /// Copies nelems int from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_int_get(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_get(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
 /// Copies nelems int from symmetric source on PE pe to local dest.
-__host__ void rocshmem_int_get(int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int_get(int *dest, const int *source, size_t nelems, int pe);
 /// Copies nelems long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_long_get(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_get(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
 /// Copies nelems long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_long_get(long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_long_get(long *dest, const long *source, size_t nelems, int pe);
 /// Copies nelems long long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_longlong_get(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_get(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
 /// Copies nelems long long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe);
 /// Copies nelems unsigned char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uchar_get(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_get(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Copies nelems unsigned char from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Copies nelems unsigned short from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_ushort_get(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_get(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Copies nelems unsigned short from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Copies nelems unsigned int from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uint_get(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_get(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Copies nelems unsigned int from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Copies nelems unsigned long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_ulong_get(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_get(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_ulonglong_get(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Copies nelems unsigned long long from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Copies nelems __half from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_half_get(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_half_get(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
 /// Copies nelems __half from symmetric source on PE pe to local dest.
-__host__ void rocshmem_half_get(__half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_half_get(__half *dest, const __half *source, size_t nelems, int pe);
 /// Copies nelems __hip_bfloat16 from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_bfloat16_get(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Copies nelems __hip_bfloat16 from symmetric source on PE pe to local dest.
-__host__ void rocshmem_bfloat16_get(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_bfloat16_get(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Copies nelems int8_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_int8_get(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int8_get(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Copies nelems int8_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Copies nelems int16_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_int16_get(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int16_get(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Copies nelems int16_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Copies nelems int32_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_int32_get(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_get(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Copies nelems int32_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Copies nelems int64_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_int64_get(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_get(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Copies nelems int64_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Copies nelems uint8_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uint8_get(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_get(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Copies nelems uint8_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Copies nelems uint16_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uint16_get(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_get(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Copies nelems uint16_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Copies nelems uint32_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uint32_get(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_get(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Copies nelems uint32_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Copies nelems uint64_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_uint64_get(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_get(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Copies nelems uint64_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Copies nelems size_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_size_get(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_get(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Copies nelems size_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Copies nelems ptrdiff_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ctx_ptrdiff_get(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Copies nelems ptrdiff_t from symmetric source on PE pe to local dest.
-__host__ void rocshmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Stores one float at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_float_p(rocshmem_ctx_t ctx, float *dest, float value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_p(rocshmem_ctx_t ctx, float *dest, float value, int pe);
 /// Stores one float at symmetric dest on PE pe.
-__host__ void rocshmem_float_p(float *dest, float value, int pe);
+ROCSHMEM_HD_API void rocshmem_float_p(float *dest, float value, int pe);
 /// Stores one double at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_double_p(rocshmem_ctx_t ctx, double *dest, double value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_p(rocshmem_ctx_t ctx, double *dest, double value, int pe);
 /// Stores one double at symmetric dest on PE pe.
-__host__ void rocshmem_double_p(double *dest, double value, int pe);
+ROCSHMEM_HD_API void rocshmem_double_p(double *dest, double value, int pe);
 /// Stores one char at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_char_p(rocshmem_ctx_t ctx, char *dest, char value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_char_p(rocshmem_ctx_t ctx, char *dest, char value, int pe);
 /// Stores one char at symmetric dest on PE pe.
-__host__ void rocshmem_char_p(char *dest, char value, int pe);
+ROCSHMEM_HD_API void rocshmem_char_p(char *dest, char value, int pe);
 /// Stores one signed char at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_schar_p(rocshmem_ctx_t ctx, signed char *dest, signed char value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_schar_p(rocshmem_ctx_t ctx, signed char *dest, signed char value, int pe);
 /// Stores one signed char at symmetric dest on PE pe.
-__host__ void rocshmem_schar_p(signed char *dest, signed char value, int pe);
+ROCSHMEM_HD_API void rocshmem_schar_p(signed char *dest, signed char value, int pe);
 /// Stores one short at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_short_p(rocshmem_ctx_t ctx, short *dest, short value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_short_p(rocshmem_ctx_t ctx, short *dest, short value, int pe);
 /// Stores one short at symmetric dest on PE pe.
-__host__ void rocshmem_short_p(short *dest, short value, int pe);
+ROCSHMEM_HD_API void rocshmem_short_p(short *dest, short value, int pe);
 /// Stores one int at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int_p(rocshmem_ctx_t ctx, int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_p(rocshmem_ctx_t ctx, int *dest, int value, int pe);
 /// Stores one int at symmetric dest on PE pe.
-__host__ void rocshmem_int_p(int *dest, int value, int pe);
+ROCSHMEM_HD_API void rocshmem_int_p(int *dest, int value, int pe);
 /// Stores one long at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_long_p(rocshmem_ctx_t ctx, long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_p(rocshmem_ctx_t ctx, long *dest, long value, int pe);
 /// Stores one long at symmetric dest on PE pe.
-__host__ void rocshmem_long_p(long *dest, long value, int pe);
+ROCSHMEM_HD_API void rocshmem_long_p(long *dest, long value, int pe);
 /// Stores one long long at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_longlong_p(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_p(rocshmem_ctx_t ctx, long long *dest, long long value, int pe);
 /// Stores one long long at symmetric dest on PE pe.
-__host__ void rocshmem_longlong_p(long long *dest, long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_p(long long *dest, long long value, int pe);
 /// Stores one unsigned char at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uchar_p(rocshmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_p(rocshmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe);
 /// Stores one unsigned char at symmetric dest on PE pe.
-__host__ void rocshmem_uchar_p(unsigned char *dest, unsigned char value, int pe);
+ROCSHMEM_HD_API void rocshmem_uchar_p(unsigned char *dest, unsigned char value, int pe);
 /// Stores one unsigned short at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ushort_p(rocshmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_p(rocshmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe);
 /// Stores one unsigned short at symmetric dest on PE pe.
-__host__ void rocshmem_ushort_p(unsigned short *dest, unsigned short value, int pe);
+ROCSHMEM_HD_API void rocshmem_ushort_p(unsigned short *dest, unsigned short value, int pe);
 /// Stores one unsigned int at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint_p(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_p(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
 /// Stores one unsigned int at symmetric dest on PE pe.
-__host__ void rocshmem_uint_p(unsigned int *dest, unsigned int value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_p(unsigned int *dest, unsigned int value, int pe);
 /// Stores one unsigned long at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ulong_p(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_p(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
 /// Stores one unsigned long at symmetric dest on PE pe.
-__host__ void rocshmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
 /// Stores one unsigned long long at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ulonglong_p(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_p(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
 /// Stores one unsigned long long at symmetric dest on PE pe.
-__host__ void rocshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
 /// Stores one __half at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_half_p(rocshmem_ctx_t ctx, __half *dest, __half value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_half_p(rocshmem_ctx_t ctx, __half *dest, __half value, int pe);
 /// Stores one __half at symmetric dest on PE pe.
-__host__ void rocshmem_half_p(__half *dest, __half value, int pe);
+ROCSHMEM_HD_API void rocshmem_half_p(__half *dest, __half value, int pe);
 /// Stores one __hip_bfloat16 at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_bfloat16_p(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, __hip_bfloat16 value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_p(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, __hip_bfloat16 value, int pe);
 /// Stores one __hip_bfloat16 at symmetric dest on PE pe.
-__host__ void rocshmem_bfloat16_p(__hip_bfloat16 *dest, __hip_bfloat16 value, int pe);
+ROCSHMEM_HD_API void rocshmem_bfloat16_p(__hip_bfloat16 *dest, __hip_bfloat16 value, int pe);
 /// Stores one int8_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int8_p(rocshmem_ctx_t ctx, int8_t *dest, int8_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int8_p(rocshmem_ctx_t ctx, int8_t *dest, int8_t value, int pe);
 /// Stores one int8_t at symmetric dest on PE pe.
-__host__ void rocshmem_int8_p(int8_t *dest, int8_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int8_p(int8_t *dest, int8_t value, int pe);
 /// Stores one int16_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int16_p(rocshmem_ctx_t ctx, int16_t *dest, int16_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int16_p(rocshmem_ctx_t ctx, int16_t *dest, int16_t value, int pe);
 /// Stores one int16_t at symmetric dest on PE pe.
-__host__ void rocshmem_int16_p(int16_t *dest, int16_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int16_p(int16_t *dest, int16_t value, int pe);
 /// Stores one int32_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int32_p(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_p(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
 /// Stores one int32_t at symmetric dest on PE pe.
-__host__ void rocshmem_int32_p(int32_t *dest, int32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_p(int32_t *dest, int32_t value, int pe);
 /// Stores one int64_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_int64_p(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_p(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 /// Stores one int64_t at symmetric dest on PE pe.
-__host__ void rocshmem_int64_p(int64_t *dest, int64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_p(int64_t *dest, int64_t value, int pe);
 /// Stores one uint8_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint8_p(rocshmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_p(rocshmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe);
 /// Stores one uint8_t at symmetric dest on PE pe.
-__host__ void rocshmem_uint8_p(uint8_t *dest, uint8_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint8_p(uint8_t *dest, uint8_t value, int pe);
 /// Stores one uint16_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint16_p(rocshmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_p(rocshmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe);
 /// Stores one uint16_t at symmetric dest on PE pe.
-__host__ void rocshmem_uint16_p(uint16_t *dest, uint16_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint16_p(uint16_t *dest, uint16_t value, int pe);
 /// Stores one uint32_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint32_p(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_p(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
 /// Stores one uint32_t at symmetric dest on PE pe.
-__host__ void rocshmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
 /// Stores one uint64_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_uint64_p(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_p(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 /// Stores one uint64_t at symmetric dest on PE pe.
-__host__ void rocshmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
 /// Stores one size_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_size_p(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_p(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe);
 /// Stores one size_t at symmetric dest on PE pe.
-__host__ void rocshmem_size_p(size_t *dest, size_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_size_p(size_t *dest, size_t value, int pe);
 /// Stores one ptrdiff_t at symmetric dest on PE pe.
-__host__ void rocshmem_ctx_ptrdiff_p(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_p(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Stores one ptrdiff_t at symmetric dest on PE pe.
-__host__ void rocshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
 /// Loads one float from symmetric source on PE pe.
-__host__ float rocshmem_ctx_float_g(rocshmem_ctx_t ctx, const float *source, int pe);
+ROCSHMEM_HD_API float rocshmem_ctx_float_g(rocshmem_ctx_t ctx, const float *source, int pe);
 /// Loads one float from symmetric source on PE pe.
-__host__ float rocshmem_float_g(const float *source, int pe);
+ROCSHMEM_HD_API float rocshmem_float_g(const float *source, int pe);
 /// Loads one double from symmetric source on PE pe.
-__host__ double rocshmem_ctx_double_g(rocshmem_ctx_t ctx, const double *source, int pe);
+ROCSHMEM_HD_API double rocshmem_ctx_double_g(rocshmem_ctx_t ctx, const double *source, int pe);
 /// Loads one double from symmetric source on PE pe.
-__host__ double rocshmem_double_g(const double *source, int pe);
+ROCSHMEM_HD_API double rocshmem_double_g(const double *source, int pe);
 /// Loads one char from symmetric source on PE pe.
-__host__ char rocshmem_ctx_char_g(rocshmem_ctx_t ctx, const char *source, int pe);
+ROCSHMEM_HD_API char rocshmem_ctx_char_g(rocshmem_ctx_t ctx, const char *source, int pe);
 /// Loads one char from symmetric source on PE pe.
-__host__ char rocshmem_char_g(const char *source, int pe);
+ROCSHMEM_HD_API char rocshmem_char_g(const char *source, int pe);
 /// Loads one signed char from symmetric source on PE pe.
-__host__ signed char rocshmem_ctx_schar_g(rocshmem_ctx_t ctx, const signed char *source, int pe);
+ROCSHMEM_HD_API signed char rocshmem_ctx_schar_g(rocshmem_ctx_t ctx, const signed char *source, int pe);
 /// Loads one signed char from symmetric source on PE pe.
-__host__ signed char rocshmem_schar_g(const signed char *source, int pe);
+ROCSHMEM_HD_API signed char rocshmem_schar_g(const signed char *source, int pe);
 /// Loads one short from symmetric source on PE pe.
-__host__ short rocshmem_ctx_short_g(rocshmem_ctx_t ctx, const short *source, int pe);
+ROCSHMEM_HD_API short rocshmem_ctx_short_g(rocshmem_ctx_t ctx, const short *source, int pe);
 /// Loads one short from symmetric source on PE pe.
-__host__ short rocshmem_short_g(const short *source, int pe);
+ROCSHMEM_HD_API short rocshmem_short_g(const short *source, int pe);
 /// Loads one int from symmetric source on PE pe.
-__host__ int rocshmem_ctx_int_g(rocshmem_ctx_t ctx, const int *source, int pe);
+ROCSHMEM_HD_API int rocshmem_ctx_int_g(rocshmem_ctx_t ctx, const int *source, int pe);
 /// Loads one int from symmetric source on PE pe.
-__host__ int rocshmem_int_g(const int *source, int pe);
+ROCSHMEM_HD_API int rocshmem_int_g(const int *source, int pe);
 /// Loads one long from symmetric source on PE pe.
-__host__ long rocshmem_ctx_long_g(rocshmem_ctx_t ctx, const long *source, int pe);
+ROCSHMEM_HD_API long rocshmem_ctx_long_g(rocshmem_ctx_t ctx, const long *source, int pe);
 /// Loads one long from symmetric source on PE pe.
-__host__ long rocshmem_long_g(const long *source, int pe);
+ROCSHMEM_HD_API long rocshmem_long_g(const long *source, int pe);
 /// Loads one long long from symmetric source on PE pe.
-__host__ long long rocshmem_ctx_longlong_g(rocshmem_ctx_t ctx, const long long *source, int pe);
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_g(rocshmem_ctx_t ctx, const long long *source, int pe);
 /// Loads one long long from symmetric source on PE pe.
-__host__ long long rocshmem_longlong_g(const long long *source, int pe);
+ROCSHMEM_HD_API long long rocshmem_longlong_g(const long long *source, int pe);
 /// Loads one unsigned char from symmetric source on PE pe.
-__host__ unsigned char rocshmem_ctx_uchar_g(rocshmem_ctx_t ctx, const unsigned char *source, int pe);
+ROCSHMEM_HD_API unsigned char rocshmem_ctx_uchar_g(rocshmem_ctx_t ctx, const unsigned char *source, int pe);
 /// Loads one unsigned char from symmetric source on PE pe.
-__host__ unsigned char rocshmem_uchar_g(const unsigned char *source, int pe);
+ROCSHMEM_HD_API unsigned char rocshmem_uchar_g(const unsigned char *source, int pe);
 /// Loads one unsigned short from symmetric source on PE pe.
-__host__ unsigned short rocshmem_ctx_ushort_g(rocshmem_ctx_t ctx, const unsigned short *source, int pe);
+ROCSHMEM_HD_API unsigned short rocshmem_ctx_ushort_g(rocshmem_ctx_t ctx, const unsigned short *source, int pe);
 /// Loads one unsigned short from symmetric source on PE pe.
-__host__ unsigned short rocshmem_ushort_g(const unsigned short *source, int pe);
+ROCSHMEM_HD_API unsigned short rocshmem_ushort_g(const unsigned short *source, int pe);
 /// Loads one unsigned int from symmetric source on PE pe.
-__host__ unsigned int rocshmem_ctx_uint_g(rocshmem_ctx_t ctx, const unsigned int *source, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_g(rocshmem_ctx_t ctx, const unsigned int *source, int pe);
 /// Loads one unsigned int from symmetric source on PE pe.
-__host__ unsigned int rocshmem_uint_g(const unsigned int *source, int pe);
+ROCSHMEM_HD_API unsigned int rocshmem_uint_g(const unsigned int *source, int pe);
 /// Loads one unsigned long from symmetric source on PE pe.
-__host__ unsigned long rocshmem_ctx_ulong_g(rocshmem_ctx_t ctx, const unsigned long *source, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_g(rocshmem_ctx_t ctx, const unsigned long *source, int pe);
 /// Loads one unsigned long from symmetric source on PE pe.
-__host__ unsigned long rocshmem_ulong_g(const unsigned long *source, int pe);
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_g(const unsigned long *source, int pe);
 /// Loads one unsigned long long from symmetric source on PE pe.
-__host__ unsigned long long rocshmem_ctx_ulonglong_g(rocshmem_ctx_t ctx, const unsigned long long *source, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_g(rocshmem_ctx_t ctx, const unsigned long long *source, int pe);
 /// Loads one unsigned long long from symmetric source on PE pe.
-__host__ unsigned long long rocshmem_ulonglong_g(const unsigned long long *source, int pe);
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_g(const unsigned long long *source, int pe);
 /// Loads one __half from symmetric source on PE pe.
-__host__ __half rocshmem_ctx_half_g(rocshmem_ctx_t ctx, const __half *source, int pe);
+ROCSHMEM_HD_API __half rocshmem_ctx_half_g(rocshmem_ctx_t ctx, const __half *source, int pe);
 /// Loads one __half from symmetric source on PE pe.
-__host__ __half rocshmem_half_g(const __half *source, int pe);
+ROCSHMEM_HD_API __half rocshmem_half_g(const __half *source, int pe);
 /// Loads one __hip_bfloat16 from symmetric source on PE pe.
-__host__ __hip_bfloat16 rocshmem_ctx_bfloat16_g(rocshmem_ctx_t ctx, const __hip_bfloat16 *source, int pe);
+ROCSHMEM_HD_API __hip_bfloat16 rocshmem_ctx_bfloat16_g(rocshmem_ctx_t ctx, const __hip_bfloat16 *source, int pe);
 /// Loads one __hip_bfloat16 from symmetric source on PE pe.
-__host__ __hip_bfloat16 rocshmem_bfloat16_g(const __hip_bfloat16 *source, int pe);
+ROCSHMEM_HD_API __hip_bfloat16 rocshmem_bfloat16_g(const __hip_bfloat16 *source, int pe);
 /// Loads one int8_t from symmetric source on PE pe.
-__host__ int8_t rocshmem_ctx_int8_g(rocshmem_ctx_t ctx, const int8_t *source, int pe);
+ROCSHMEM_HD_API int8_t rocshmem_ctx_int8_g(rocshmem_ctx_t ctx, const int8_t *source, int pe);
 /// Loads one int8_t from symmetric source on PE pe.
-__host__ int8_t rocshmem_int8_g(const int8_t *source, int pe);
+ROCSHMEM_HD_API int8_t rocshmem_int8_g(const int8_t *source, int pe);
 /// Loads one int16_t from symmetric source on PE pe.
-__host__ int16_t rocshmem_ctx_int16_g(rocshmem_ctx_t ctx, const int16_t *source, int pe);
+ROCSHMEM_HD_API int16_t rocshmem_ctx_int16_g(rocshmem_ctx_t ctx, const int16_t *source, int pe);
 /// Loads one int16_t from symmetric source on PE pe.
-__host__ int16_t rocshmem_int16_g(const int16_t *source, int pe);
+ROCSHMEM_HD_API int16_t rocshmem_int16_g(const int16_t *source, int pe);
 /// Loads one int32_t from symmetric source on PE pe.
-__host__ int32_t rocshmem_ctx_int32_g(rocshmem_ctx_t ctx, const int32_t *source, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_g(rocshmem_ctx_t ctx, const int32_t *source, int pe);
 /// Loads one int32_t from symmetric source on PE pe.
-__host__ int32_t rocshmem_int32_g(const int32_t *source, int pe);
+ROCSHMEM_HD_API int32_t rocshmem_int32_g(const int32_t *source, int pe);
 /// Loads one int64_t from symmetric source on PE pe.
-__host__ int64_t rocshmem_ctx_int64_g(rocshmem_ctx_t ctx, const int64_t *source, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_g(rocshmem_ctx_t ctx, const int64_t *source, int pe);
 /// Loads one int64_t from symmetric source on PE pe.
-__host__ int64_t rocshmem_int64_g(const int64_t *source, int pe);
+ROCSHMEM_HD_API int64_t rocshmem_int64_g(const int64_t *source, int pe);
 /// Loads one uint8_t from symmetric source on PE pe.
-__host__ uint8_t rocshmem_ctx_uint8_g(rocshmem_ctx_t ctx, const uint8_t *source, int pe);
+ROCSHMEM_HD_API uint8_t rocshmem_ctx_uint8_g(rocshmem_ctx_t ctx, const uint8_t *source, int pe);
 /// Loads one uint8_t from symmetric source on PE pe.
-__host__ uint8_t rocshmem_uint8_g(const uint8_t *source, int pe);
+ROCSHMEM_HD_API uint8_t rocshmem_uint8_g(const uint8_t *source, int pe);
 /// Loads one uint16_t from symmetric source on PE pe.
-__host__ uint16_t rocshmem_ctx_uint16_g(rocshmem_ctx_t ctx, const uint16_t *source, int pe);
+ROCSHMEM_HD_API uint16_t rocshmem_ctx_uint16_g(rocshmem_ctx_t ctx, const uint16_t *source, int pe);
 /// Loads one uint16_t from symmetric source on PE pe.
-__host__ uint16_t rocshmem_uint16_g(const uint16_t *source, int pe);
+ROCSHMEM_HD_API uint16_t rocshmem_uint16_g(const uint16_t *source, int pe);
 /// Loads one uint32_t from symmetric source on PE pe.
-__host__ uint32_t rocshmem_ctx_uint32_g(rocshmem_ctx_t ctx, const uint32_t *source, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_g(rocshmem_ctx_t ctx, const uint32_t *source, int pe);
 /// Loads one uint32_t from symmetric source on PE pe.
-__host__ uint32_t rocshmem_uint32_g(const uint32_t *source, int pe);
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_g(const uint32_t *source, int pe);
 /// Loads one uint64_t from symmetric source on PE pe.
-__host__ uint64_t rocshmem_ctx_uint64_g(rocshmem_ctx_t ctx, const uint64_t *source, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_g(rocshmem_ctx_t ctx, const uint64_t *source, int pe);
 /// Loads one uint64_t from symmetric source on PE pe.
-__host__ uint64_t rocshmem_uint64_g(const uint64_t *source, int pe);
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_g(const uint64_t *source, int pe);
 /// Loads one size_t from symmetric source on PE pe.
-__host__ size_t rocshmem_ctx_size_g(rocshmem_ctx_t ctx, const size_t *source, int pe);
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_g(rocshmem_ctx_t ctx, const size_t *source, int pe);
 /// Loads one size_t from symmetric source on PE pe.
-__host__ size_t rocshmem_size_g(const size_t *source, int pe);
+ROCSHMEM_HD_API size_t rocshmem_size_g(const size_t *source, int pe);
 /// Loads one ptrdiff_t from symmetric source on PE pe.
-__host__ ptrdiff_t rocshmem_ctx_ptrdiff_g(rocshmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_g(rocshmem_ctx_t ctx, const ptrdiff_t *source, int pe);
 /// Loads one ptrdiff_t from symmetric source on PE pe.
-__host__ ptrdiff_t rocshmem_ptrdiff_g(const ptrdiff_t *source, int pe);
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_g(const ptrdiff_t *source, int pe);
 /// Non-blocking put of nelems float (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_float_put_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_put_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
 /// Non-blocking put of nelems float (complete after rocshmem_quiet).
-__host__ void rocshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
 /// Non-blocking put of nelems double (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_double_put_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_put_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
 /// Non-blocking put of nelems double (complete after rocshmem_quiet).
-__host__ void rocshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
 /// Non-blocking put of nelems char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_char_put_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_char_put_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems char (complete after rocshmem_quiet).
-__host__ void rocshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems signed char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_schar_put_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_schar_put_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems signed char (complete after rocshmem_quiet).
-__host__ void rocshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems short (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_short_put_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_short_put_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
 /// Non-blocking put of nelems short (complete after rocshmem_quiet).
-__host__ void rocshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int_put_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_put_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int (complete after rocshmem_quiet).
-__host__ void rocshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
 /// Non-blocking put of nelems long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_long_put_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_put_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems long (complete after rocshmem_quiet).
-__host__ void rocshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_longlong_put_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_put_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems long long (complete after rocshmem_quiet).
-__host__ void rocshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uchar_put_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_put_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned char (complete after rocshmem_quiet).
-__host__ void rocshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned short (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ushort_put_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_put_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned short (complete after rocshmem_quiet).
-__host__ void rocshmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned int (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint_put_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_put_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned int (complete after rocshmem_quiet).
-__host__ void rocshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ulong_put_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_put_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned long (complete after rocshmem_quiet).
-__host__ void rocshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ulonglong_put_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems unsigned long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Non-blocking put of nelems __half (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_half_put_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_half_put_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
 /// Non-blocking put of nelems __half (complete after rocshmem_quiet).
-__host__ void rocshmem_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe);
 /// Non-blocking put of nelems __hip_bfloat16 (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_bfloat16_put_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Non-blocking put of nelems __hip_bfloat16 (complete after rocshmem_quiet).
-__host__ void rocshmem_bfloat16_put_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_bfloat16_put_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int8_put_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int8_put_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int16_put_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int16_put_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int32_put_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_put_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int64_put_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_put_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems int64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint8_put_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_put_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint16_put_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_put_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint32_put_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_put_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint64_put_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_put_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems uint64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems size_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_size_put_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_put_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems size_t (complete after rocshmem_quiet).
-__host__ void rocshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems ptrdiff_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ptrdiff_put_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Non-blocking put of nelems ptrdiff_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems float (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_float_get_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_float_get_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
 /// Non-blocking get of nelems float (complete after rocshmem_quiet).
-__host__ void rocshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe);
 /// Non-blocking get of nelems double (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_double_get_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_double_get_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
 /// Non-blocking get of nelems double (complete after rocshmem_quiet).
-__host__ void rocshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe);
 /// Non-blocking get of nelems char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_char_get_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_char_get_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems char (complete after rocshmem_quiet).
-__host__ void rocshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems signed char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_schar_get_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_schar_get_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems signed char (complete after rocshmem_quiet).
-__host__ void rocshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems short (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_short_get_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_short_get_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
 /// Non-blocking get of nelems short (complete after rocshmem_quiet).
-__host__ void rocshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int_get_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int_get_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int (complete after rocshmem_quiet).
-__host__ void rocshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe);
 /// Non-blocking get of nelems long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_long_get_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_long_get_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems long (complete after rocshmem_quiet).
-__host__ void rocshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_longlong_get_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_get_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems long long (complete after rocshmem_quiet).
-__host__ void rocshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned char (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uchar_get_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_get_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned char (complete after rocshmem_quiet).
-__host__ void rocshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned short (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ushort_get_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_get_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned short (complete after rocshmem_quiet).
-__host__ void rocshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned int (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint_get_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint_get_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned int (complete after rocshmem_quiet).
-__host__ void rocshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ulong_get_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_get_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned long (complete after rocshmem_quiet).
-__host__ void rocshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ulonglong_get_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems unsigned long long (complete after rocshmem_quiet).
-__host__ void rocshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
 /// Non-blocking get of nelems __half (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_half_get_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_half_get_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe);
 /// Non-blocking get of nelems __half (complete after rocshmem_quiet).
-__host__ void rocshmem_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe);
 /// Non-blocking get of nelems __hip_bfloat16 (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_bfloat16_get_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Non-blocking get of nelems __hip_bfloat16 (complete after rocshmem_quiet).
-__host__ void rocshmem_bfloat16_get_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_bfloat16_get_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int8_get_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int8_get_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int16_get_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int16_get_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int32_get_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int32_get_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_int64_get_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_int64_get_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems int64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint8_get_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_get_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint8_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint16_get_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_get_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint16_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint32_get_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_get_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint32_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_uint64_get_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_get_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems uint64_t (complete after rocshmem_quiet).
-__host__ void rocshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems size_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_size_get_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_size_get_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems size_t (complete after rocshmem_quiet).
-__host__ void rocshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems ptrdiff_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ctx_ptrdiff_get_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 /// Non-blocking get of nelems ptrdiff_t (complete after rocshmem_quiet).
-__host__ void rocshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+ROCSHMEM_HD_API void rocshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 
 }  // namespace rocshmem
 

@@ -9,7 +9,7 @@
 #include <array>
 #include <stddef.h>
 #include <stdint.h>
-#if !(defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__))
+#if !(defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__) || defined(__CUDA__))
 /* Upstream programs get these through <hip/hip_runtime.h>; plain C++ builds include them here
  * so that such programs compile unchanged on the host platform. */
 #include <stdio.h>
@@ -18,15 +18,32 @@
 #include <string>
 #endif
 
+#ifdef USE_FUNC_CALL
+#define ATTR_NO_INLINE __attribute__((noinline))
+#else
+#define ATTR_NO_INLINE
+#endif
+
 /* Is this a GPU compile (HIP or CUDA)? Host-platform builds use plain C++. */
-#if defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__)
+#if defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__) || defined(__CUDA__)
 #define ROCSHMEM_GPU_COMPILE 1
 #define ROCSHMEM_HOST __host__
 #define ROCSHMEM_HOST_DEVICE __host__ __device__
+/* A device function of the API (rocshmem_DEVICE.hpp), and a device global. */
+#define ROCSHMEM_DEVICE_FN __device__ ATTR_NO_INLINE
+#define ROCSHMEM_DEVICE_VAR __device__
+/* Names on both sides: the host library defines the host side, the device library the device
+ * side (in its device compilation pass only). */
+#define ROCSHMEM_HD_API __host__ __device__
 #else
+/* The host platform: "device" functions are ordinary functions that kernels run by the host
+ * launcher call (see rocshmem/host_kernel.hpp). */
 #define ROCSHMEM_GPU_COMPILE 0
 #define ROCSHMEM_HOST
 #define ROCSHMEM_HOST_DEVICE
+#define ROCSHMEM_DEVICE_FN ATTR_NO_INLINE
+#define ROCSHMEM_DEVICE_VAR
+#define ROCSHMEM_HD_API
 #endif
 
 /* Upstream's declarations say __host__; plain C++ has no such keyword. */
@@ -34,11 +51,6 @@
 #define __host__
 #endif
 
-#ifdef USE_FUNC_CALL
-#define ATTR_NO_INLINE __attribute__((noinline))
-#else
-#define ATTR_NO_INLINE
-#endif
 
 /* 16-bit floats with upstream's layout (one unsigned short), when HIP does not provide them. */
 #if ROCSHMEM_GPU_COMPILE
@@ -83,7 +95,7 @@ typedef struct rocshmem_ctx {
  * The default context. On the host platform it is an ordinary variable set by rocshmem_init;
  * host calls also accept a context whose ctx_opaque is NULL as the default context.
  */
-extern "C" rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT;
+extern "C" ROCSHMEM_DEVICE_VAR rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT;
 
 /** A context value that names no context. */
 extern rocshmem_ctx_t ROCSHMEM_CTX_INVALID;

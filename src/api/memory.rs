@@ -22,7 +22,7 @@ fn collective_alloc(call: &'static str, size: usize, align: usize, zero: bool) -
         let p = rt.heap.alloc(size, align)?;
         if zero {
             // SAFETY: p..p+size was just allocated in our heap.
-            unsafe { std::ptr::write_bytes(p, 0, size) };
+            unsafe { rt.heap.fill(p, 0, size)? };
         }
         Stats::add(&rt.stats.allocs, 1);
         Ok(p.cast())

@@ -4,19 +4,16 @@ use super::*;
 use std::ffi::{c_int, c_void};
 
 /// Copies the library's device globals (`ROCSHMEM_CTX_DEFAULT`, team handles) into a separately
-/// loaded GPU module, stream-ordered. Needs a GPU runtime: on the host platform there are no
-/// modules, so this returns ROCSHMEM_ERROR with a message saying so.
+/// loaded GPU module (a `CUmodule` on NVIDIA), stream-ordered on `stream` (NULL: the per-thread
+/// default stream) and without synchronising, so it can be captured in a graph. On the host
+/// platform there are no modules: this returns ROCSHMEM_ERROR with a message saying so.
+///
+/// # Safety
+/// `module` must be a loaded module and `stream` NULL or a stream of the platform's runtime.
 #[unsafe(no_mangle)]
-pub extern "C" fn rocshmem_hipmodule_init(module: *mut c_void, stream: *mut c_void) -> c_int {
-    status_call("rocshmem_hipmodule_init", || {
-        let rt = rt()?;
-        let _ = (module, stream);
-        Err(Error::Unsupported(format!(
-            "rocshmem_hipmodule_init needs a GPU runtime; this process runs the {} platform, where device code \
-             is linked in and needs no module initialisation",
-            rt.gpu.platform().name()
-        )))
-    })
+pub unsafe extern "C" fn rocshmem_hipmodule_init(module: *mut c_void, stream: *mut c_void) -> c_int {
+    // SAFETY: the caller's module and stream.
+    status_call("rocshmem_hipmodule_init", || unsafe { rt()?.module_init(module, stream) })
 }
 
 /// Deprecated upstream (use `rocshmem_hipmodule_init`): the default context's device handle

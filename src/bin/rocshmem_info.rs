@@ -37,7 +37,8 @@ fn main() {
             rocshmem::api::ROCSHMEM_MAJOR_VERSION,
             rocshmem::api::ROCSHMEM_MINOR_VERSION
         );
-        println!("  platforms         : host (built-in); amd and nvidia need their GPU runtime at run time");
+        println!("  platforms         : host (built-in); nvidia (CUDA, loaded at run time); amd not built yet");
+        println!("  GPU runtime found : {}", rocshmem::gpu::probe());
         println!("  backends          : ipc");
         println!(
             "  MPI bootstrap     : {}",

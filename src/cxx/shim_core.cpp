@@ -4,6 +4,10 @@
 
 #include "rocshmem/rocshmem.hpp"
 
+// CUDA's module and stream structs (global namespace, as cuda.h declares them).
+struct CUmod_st;
+struct CUstream_st;
+
 namespace rocshmem {
 
 namespace c_abi {
@@ -37,6 +41,12 @@ void rocshmem_init(MPI_Comm comm) {
 
 int rocshmem_init_thread(int requested, int *provided, MPI_Comm comm) {
   return c_abi::rocshmem_init_thread(requested, provided, &comm);
+}
+
+// On NVIDIA, HIP programs built through include/rocshmem/compat pass CUDA's module and stream
+// types (hipModule_t = CUmodule, hipStream_t = cudaStream_t), which mangle differently.
+int rocshmem_hipmodule_init(::CUmod_st *module, ::CUstream_st *stream) {
+  return rocshmem_hipmodule_init(reinterpret_cast<hipModule_t>(module), reinterpret_cast<hipStream_t>(stream));
 }
 
 // rocSHMEM 2.x: the communicator defaulted to MPI_COMM_WORLD; a NULL one means the world as

@@ -1,13 +1,17 @@
 //! The GPU runtime layer: where heap memory comes from and how peers map it.
 //!
-//! One trait, one implementation per platform. `host` (no GPU: memory is POSIX shared memory,
-//! GPU threads are CPU threads) is the one built now; HIP (libamdhip64) and CUDA (libcudart)
-//! implementations will be loaded at run time with libloading, so that no GPU runtime is a
-//! link-time dependency of librocshmem.
+//! One trait, one implementation per platform: `host` (no GPU: memory is POSIX shared memory,
+//! GPU threads are CPU threads) and `cuda` (NVIDIA: libcudart and libcuda, loaded at run time
+//! with libloading, so that no GPU runtime is a link-time dependency of librocshmem). HIP
+//! (libamdhip64) will follow the CUDA one. `ROCSHMEM_GPU` chooses (see [`open`]).
 
+pub mod cuda;
 pub mod host;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::log_info;
+use std::ffi::c_void;
+use std::sync::Arc;
 
 /// Which platform a runtime drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,23 +69,375 @@ impl Drop for Segment {
     }
 }
 
+/// Where device code reads one of the core's tables (device state, teams, contexts).
+///
+/// The core always keeps the table in process memory and changes it there. On the host
+/// platform device code reads that memory directly; on a GPU platform a copy in device memory
+/// mirrors it, every change is pushed to the copy, and the addresses handed to users and to
+/// device code (team handles, `ctx_opaque`, the state pointer) are the copy's.
+pub struct Mirror {
+    device: Option<Segment>,
+    gpu: Arc<dyn GpuRuntime>,
+}
+
+impl Mirror {
+    /// A mirror of `len` bytes (nothing is allocated where device code reads process memory).
+    pub fn new(gpu: &Arc<dyn GpuRuntime>, len: usize) -> Result<Mirror> {
+        Ok(Mirror { device: gpu.alloc_device(len.max(1))?, gpu: Arc::clone(gpu) })
+    }
+
+    /// No device copy: device code reads the host table (host platform, tests).
+    pub fn none() -> Mirror {
+        Mirror { device: None, gpu: Arc::new(host::HostRuntime::new()) }
+    }
+
+    /// Whether device code reads a separate copy.
+    pub fn is_separate(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// The address device code uses for byte 0 of a table whose host copy starts at `host`.
+    pub fn base(&self, host: *const u8) -> usize {
+        self.device.as_ref().map_or(host as usize, |d| d.base as usize)
+    }
+
+    /// Writes `bytes` at offset `off` of the device copy (a change of the host copy) and waits
+    /// until they are there; nothing to do without a device copy.
+    pub fn push(&self, off: usize, bytes: &[u8]) -> Result<()> {
+        let Some(d) = &self.device else { return Ok(()) };
+        if !d.contains(d.base as usize + off, bytes.len()) {
+            return Err(Error::invalid(format!(
+                "table push {off}+{} is outside the {}-byte mirror",
+                bytes.len(),
+                d.len
+            )));
+        }
+        // SAFETY: the destination range was checked to be inside the device copy.
+        unsafe { self.gpu.upload(d.base.add(off), bytes) }
+    }
+}
+
+/// The bytes of `entries[range]`, for [`Mirror::push`].
+///
+/// # Safety
+/// Nobody may write those entries while the slice lives (the tables push under their lock).
+pub unsafe fn entry_bytes<T>(entries: &[std::cell::UnsafeCell<T>], range: std::ops::Range<usize>) -> &[u8] {
+    let sz = std::mem::size_of::<T>();
+    let e = &entries[range.clone()];
+    // SAFETY: in bounds (the slice above is); the caller excludes writers.
+    unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<u8>(), range.len() * sz) }
+}
+
 /// What the core needs from a GPU runtime.
+///
+/// Every PE has a *host control* segment (POSIX shared memory on every platform: doorbells,
+/// exchange words and barrier counters, used by the CPU) and a *device segment* (the device
+/// synchronisation area followed by the user heap). On the host platform both are one mapping;
+/// on a GPU platform the device segment is GPU memory of its own, shared with peers through
+/// IPC handles (see `docs/design.md`, "The NVIDIA platform").
 pub trait GpuRuntime: Send + Sync {
     fn platform(&self) -> Platform;
     /// One line for logs and rocshmem_info.
     fn describe(&self) -> String;
-    /// Creates this PE's heap memory of `len` bytes, reserved but not touched. `name` is unique
-    /// per job and PE.
+    /// Creates this PE's host control segment of `len` bytes, reserved but not touched. `name`
+    /// is unique per job and PE.
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment>;
-    /// Maps a peer's segment from its handle.
+    /// Maps a peer's host control segment from its handle.
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment>;
     /// Called once every PE has mapped this PE's segment: drop whatever name made it findable.
     fn seal_segment(&self, own: &Segment) -> Result<()>;
     /// Removes a segment name left by a job that failed before sealing (best effort).
     fn discard_segment_name(&self, name: &str);
+
+    /// True when the device segment is device memory of its own, apart from the host control
+    /// segment, which the CPU cannot load from or store to: host operations on the symmetric
+    /// heap then go through [`GpuRuntime::copy`], and the tables device code reads are mirrored
+    /// into device memory ([`GpuRuntime::alloc_device`]). False on the host platform.
+    fn separate_device_segment(&self) -> bool {
+        false
+    }
+    /// Creates this PE's device segment of `len` bytes (only when
+    /// [`GpuRuntime::separate_device_segment`]); its handle is what peers open.
+    fn create_device_segment(&self, len: usize) -> Result<Segment> {
+        let _ = len;
+        Err(Error::Unsupported(format!("the {} platform has no separate device segment", self.platform().name())))
+    }
+    /// Maps a peer's device segment from its handle.
+    fn open_peer_device_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
+        let _ = (handle, len);
+        Err(Error::Unsupported(format!("the {} platform has no separate device segment", self.platform().name())))
+    }
+    /// Device memory for a table device code reads (`len` bytes, zeroed), or None when device
+    /// code reads the host's own tables (host platform).
+    fn alloc_device(&self, len: usize) -> Result<Option<Segment>> {
+        let _ = len;
+        Ok(None)
+    }
+    /// Copies `len` bytes between any two addresses of this process (host or device memory),
+    /// complete when it returns.
+    ///
+    /// # Safety
+    /// Both ranges must be valid for `len` bytes.
+    unsafe fn copy(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        // SAFETY: the caller's contract; memmove allows overlap.
+        unsafe { std::ptr::copy(src, dst, len) };
+        Ok(())
+    }
+    /// Sets `len` bytes at `dst` (host or device memory) to `byte`, complete when it returns.
+    ///
+    /// # Safety
+    /// The range must be valid for `len` bytes.
+    unsafe fn fill(&self, dst: *mut u8, byte: u8, len: usize) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { std::ptr::write_bytes(dst, byte, len) };
+        Ok(())
+    }
+    /// Copies host bytes to device memory of a table mirror and waits until they are there,
+    /// without waiting for the program's own GPU work.
+    ///
+    /// # Safety
+    /// `dst` must be valid for `src.len()` bytes.
+    unsafe fn upload(&self, dst: *mut u8, src: &[u8]) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe { self.copy(dst, src.as_ptr(), src.len()) }
+    }
+    /// `rocshmem_hipmodule_init`: copies `len` bytes from device address `src` into the global
+    /// `name` of the GPU module `module`, stream-ordered on `stream` (NULL: the per-thread
+    /// default stream), without synchronising. `Ok(false)` when the module has no such global.
+    ///
+    /// # Safety
+    /// `module` must be a loaded module of this runtime, `stream` NULL or a stream of it, and
+    /// `src` device memory of `len` bytes.
+    unsafe fn module_global_copy(
+        &self,
+        module: *mut c_void,
+        stream: *mut c_void,
+        name: &str,
+        src: *const u8,
+        len: usize,
+    ) -> Result<bool> {
+        let _ = (module, stream, name, src, len);
+        Err(Error::Unsupported(format!(
+            "rocshmem_hipmodule_init needs a GPU runtime; this process runs the {} platform, where device code \
+             is linked in and needs no module initialisation",
+            self.platform().name()
+        )))
+    }
 }
 
-/// The runtime for this process. Only the host platform exists so far.
-pub fn open() -> Result<Box<dyn GpuRuntime>> {
-    Ok(Box::new(host::HostRuntime::new()))
+/// How the platform is chosen (`ROCSHMEM_GPU`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Auto,
+    Host,
+    Nvidia,
+    Amd,
+}
+
+impl Choice {
+    pub fn parse(text: &str) -> Result<Choice> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(Choice::Auto),
+            "host" | "cpu" | "none" => Ok(Choice::Host),
+            "nvidia" | "cuda" => Ok(Choice::Nvidia),
+            "amd" | "hip" | "rocm" => Ok(Choice::Amd),
+            other => Err(Error::invalid(format!("ROCSHMEM_GPU='{other}' is not one of auto, host, nvidia, amd"))),
+        }
+    }
+}
+
+/// What a look for GPU runtimes found, without choosing a device (for logs and rocshmem_info).
+pub fn probe() -> String {
+    match cuda::Cuda::load() {
+        Ok(c) => c.summary(),
+        Err(e) => format!("nvidia: not available ({e})"),
+    }
+}
+
+/// The runtime for this process, chosen by `ROCSHMEM_GPU` (`choice_text`). `local_rank` is
+/// this PE's index among the PEs of its node: a GPU platform uses device
+/// `local_rank % device count` unless the program already made a device current.
+pub fn open(choice_text: &str, local_rank: usize) -> Result<Arc<dyn GpuRuntime>> {
+    open_with(Choice::parse(choice_text)?, local_rank, cuda::Cuda::load)
+}
+
+/// [`open`] with the CUDA loader given (tests pass one that fails).
+pub(crate) fn open_with(
+    choice: Choice,
+    local_rank: usize,
+    load_cuda: impl FnOnce() -> Result<cuda::Cuda>,
+) -> Result<Arc<dyn GpuRuntime>> {
+    let host = || -> Arc<dyn GpuRuntime> { Arc::new(host::HostRuntime::new()) };
+    let rt: Arc<dyn GpuRuntime> = match choice {
+        Choice::Host => host(),
+        Choice::Amd => {
+            return Err(Error::Unsupported(
+                "ROCSHMEM_GPU=amd: the AMD (HIP) platform is not built yet; use auto, host or nvidia".into(),
+            ));
+        }
+        Choice::Nvidia => {
+            let c = load_cuda().map_err(|e| Error::Unsupported(format!("ROCSHMEM_GPU=nvidia: {e}")))?;
+            Arc::new(cuda::CudaRuntime::new(c, local_rank)?)
+        }
+        Choice::Auto => match load_cuda().and_then(|c| c.device_count().map(|n| (c, n))) {
+            Ok((c, n)) if n > 0 => Arc::new(cuda::CudaRuntime::new(c, local_rank)?),
+            Ok(_) => {
+                log_info!("rocshmem_init", "CUDA runtime found but no GPU: using the host platform");
+                host()
+            }
+            Err(e) => {
+                log_info!("rocshmem_init", "no GPU runtime ({e}): using the host platform");
+                host()
+            }
+        },
+    };
+    log_info!("rocshmem_init", "platform {}: {}", rt.platform().name(), rt.describe());
+    Ok(rt)
+}
+
+/// A pretend GPU for tests: "device memory" is process memory at other addresses, so that
+/// handle arithmetic, pushes and separate device segments can be checked without a GPU.
+#[cfg(test)]
+pub(crate) mod fake {
+    use super::*;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[derive(Default)]
+    pub struct FakeGpu {
+        /// Bytes uploaded (table pushes) and filled, to check what was sent.
+        pub uploads: AtomicUsize,
+        pub fills: Mutex<Vec<(usize, usize)>>,
+    }
+
+    /// Zeroed, page-aligned process memory, freed when the segment drops.
+    fn leak(len: usize) -> Segment {
+        let layout = std::alloc::Layout::from_size_align(len.max(1), 4096).unwrap();
+        // SAFETY: a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        assert!(!p.is_null());
+        Segment::new(
+            p,
+            len,
+            (p as usize).to_le_bytes().to_vec(),
+            Box::new(move |base, _| {
+                // SAFETY: allocated above with this layout.
+                unsafe { std::alloc::dealloc(base, layout) }
+            }),
+        )
+    }
+
+    impl GpuRuntime for FakeGpu {
+        fn platform(&self) -> Platform {
+            Platform::Nvidia
+        }
+        fn describe(&self) -> String {
+            "fake GPU".into()
+        }
+        fn create_segment(&self, _: &str, len: usize) -> Result<Segment> {
+            Ok(leak(len))
+        }
+        fn open_peer_segment(&self, _: &[u8], len: usize) -> Result<Segment> {
+            Ok(leak(len))
+        }
+        fn seal_segment(&self, _: &Segment) -> Result<()> {
+            Ok(())
+        }
+        fn discard_segment_name(&self, _: &str) {}
+        fn separate_device_segment(&self) -> bool {
+            true
+        }
+        fn create_device_segment(&self, len: usize) -> Result<Segment> {
+            Ok(leak(len))
+        }
+        fn alloc_device(&self, len: usize) -> Result<Option<Segment>> {
+            Ok(Some(leak(len)))
+        }
+        unsafe fn fill(&self, dst: *mut u8, byte: u8, len: usize) -> Result<()> {
+            self.fills.lock().unwrap().push((dst as usize, len));
+            // SAFETY: the caller's contract.
+            unsafe { std::ptr::write_bytes(dst, byte, len) };
+            Ok(())
+        }
+        unsafe fn upload(&self, dst: *mut u8, src: &[u8]) -> Result<()> {
+            self.uploads.fetch_add(src.len(), Ordering::Relaxed);
+            // SAFETY: the caller's contract.
+            unsafe { std::ptr::copy(src.as_ptr(), dst, src.len()) };
+            Ok(())
+        }
+    }
+
+    pub fn gpu() -> Arc<dyn GpuRuntime> {
+        Arc::new(FakeGpu::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_pushes_to_its_own_copy() {
+        let host = [7u8; 64];
+        let none = Mirror::none();
+        assert!(!none.is_separate());
+        assert_eq!(none.base(host.as_ptr()), host.as_ptr() as usize);
+        none.push(0, &host).unwrap();
+        let m = Mirror::new(&fake::gpu(), 64).unwrap();
+        assert!(m.is_separate());
+        let base = m.base(host.as_ptr());
+        assert_ne!(base, host.as_ptr() as usize, "device code reads the copy");
+        m.push(8, &host[8..16]).unwrap();
+        // SAFETY: the fake device copy is process memory of 64 bytes.
+        let copy = unsafe { std::slice::from_raw_parts(base as *const u8, 64) };
+        assert_eq!(&copy[..8], &[0; 8]);
+        assert_eq!(&copy[8..16], &[7; 8]);
+        assert!(m.push(60, &host[..8]).is_err(), "a push past the end is refused");
+    }
+
+    #[test]
+    fn choice_parses() {
+        assert_eq!(Choice::parse("").unwrap(), Choice::Auto);
+        assert_eq!(Choice::parse(" AUTO ").unwrap(), Choice::Auto);
+        assert_eq!(Choice::parse("host").unwrap(), Choice::Host);
+        assert_eq!(Choice::parse("nvidia").unwrap(), Choice::Nvidia);
+        assert_eq!(Choice::parse("amd").unwrap(), Choice::Amd);
+        assert!(Choice::parse("intel").unwrap_err().to_string().contains("ROCSHMEM_GPU"));
+    }
+
+    fn no_cuda() -> Result<cuda::Cuda> {
+        Err(Error::Unsupported("libcudart not found (test)".into()))
+    }
+
+    #[test]
+    fn auto_falls_back_to_host_without_cuda() {
+        let rt = open_with(Choice::Auto, 3, no_cuda).unwrap();
+        assert_eq!(rt.platform(), Platform::Host);
+        assert!(!rt.separate_device_segment());
+        assert!(rt.alloc_device(64).unwrap().is_none());
+    }
+
+    #[test]
+    fn forced_platforms_fail_clearly() {
+        let e = open_with(Choice::Nvidia, 0, no_cuda).err().unwrap().to_string();
+        assert!(e.contains("ROCSHMEM_GPU=nvidia") && e.contains("libcudart"), "{e}");
+        let e = open_with(Choice::Amd, 0, no_cuda).err().unwrap().to_string();
+        assert!(e.contains("not built yet"), "{e}");
+        assert_eq!(
+            open_with(Choice::Host, 0, || panic!("host must not load CUDA")).unwrap().platform(),
+            Platform::Host
+        );
+    }
+
+    #[test]
+    fn host_copy_and_fill() {
+        let rt = host::HostRuntime::new();
+        let mut a = [1u8; 8];
+        let b = [9u8; 8];
+        unsafe {
+            rt.copy(a.as_mut_ptr(), b.as_ptr(), 4).unwrap();
+            rt.fill(a.as_mut_ptr().add(6), 0, 2).unwrap();
+        }
+        assert_eq!(a, [9, 9, 9, 9, 1, 1, 0, 0]);
+    }
 }

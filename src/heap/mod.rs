@@ -3,15 +3,17 @@
 //!
 //! Each PE's segment starts with a control region the library uses to synchronise (see
 //! [`Control`]), followed by `ROCSHMEM_HEAP_SIZE` bytes for `rocshmem_malloc`. A symmetric
-//! address is translated to a peer by its offset from the local heap base.
+//! address is translated to a peer by its offset from the local heap base. On a GPU platform
+//! the part device code uses (device synchronisation area and user heap) is GPU memory of its
+//! own and the host control part stays in shared memory (see [`ControlLayout`]).
 
 pub mod alloc;
 
 use crate::error::{Error, Result};
-use crate::gpu::Segment;
+use crate::gpu::{GpuRuntime, Segment};
 use alloc::Allocator;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::{Arc, Mutex};
 
 const CONTROL_MAGIC: u64 = 0x726f_6373_686d_656d; // "rocshmem"
 
@@ -42,6 +44,12 @@ pub struct ControlHeader {
 
 /// Where things are inside one PE's control region. Every PE computes the same layout from
 /// the same inputs, so a peer's counters are found at the same offsets.
+///
+/// A PE has a host control part (header, exchange words, pair counters: the CPU's
+/// synchronisation) and a device part (the device synchronisation area, then the user heap).
+/// On the host platform both are one segment: the device synchronisation area follows the
+/// host part. When the device part is a segment of its own (GPU memory), it starts with the
+/// device synchronisation area, rounded up to [`DEVICE_HEAP_ALIGN`].
 #[derive(Debug, Clone, Copy)]
 pub struct ControlLayout {
     /// Synchronisation slots: one per team slot, plus one for active-set collectives.
@@ -51,16 +59,64 @@ pub struct ControlLayout {
     pub exchange_words: usize,
     exchange_off: usize,
     pair_off: usize,
+    /// Bytes of the host control part.
+    pub host_len: usize,
+    /// The device synchronisation area, from the start of the device segment (see
+    /// `rocshmem_device_state::dev_sync_off`).
+    pub dev_sync_off: usize,
+    pub dev_sync_slot_bytes: usize,
+    pub dev_scratch_bytes: usize,
+    /// Bytes from the start of the device segment to the user heap
+    /// (`rocshmem_device_state::control_len`).
     pub len: usize,
+    /// Whether the device part is a segment of its own.
+    pub separate_device: bool,
 }
 
+/// Collective scratch per team slot for device collectives (in-place reductions stage through
+/// it in chunks of this size).
+pub const DEV_SCRATCH_BYTES: usize = 64 << 10;
+
+/// Where the device part is a segment of its own, its user heap starts at a multiple of this
+/// (2 MiB: GPU allocations are 2 MiB aligned, so the user heap bases agree modulo it).
+pub const DEVICE_HEAP_ALIGN: usize = 2 << 20;
+
 impl ControlLayout {
-    pub fn new(slots: usize, n_pes: usize, exchange_words: usize) -> ControlLayout {
+    pub fn new(slots: usize, n_pes: usize, exchange_words: usize, separate_device: bool) -> ControlLayout {
         let header = std::mem::size_of::<ControlHeader>();
         let exchange_off = header;
         let pair_off = (exchange_off + slots * exchange_words * 8).next_multiple_of(64);
-        let end = pair_off + slots * n_pes * 8;
-        ControlLayout { slots, n_pes, exchange_words, exchange_off, pair_off, len: end.next_multiple_of(4096) }
+        let host_len = (pair_off + slots * n_pes * 8).next_multiple_of(4096);
+        let header = crate::device_abi::ROCSHMEM_DEV_SYNC_HEADER as usize;
+        let dev_scratch_bytes = DEV_SCRATCH_BYTES;
+        let dev_sync_slot_bytes =
+            (header + (n_pes * 8).next_multiple_of(64) + dev_scratch_bytes).next_multiple_of(4096);
+        let sync_len = slots * dev_sync_slot_bytes;
+        let (dev_sync_off, len) = if separate_device {
+            (0, sync_len.next_multiple_of(DEVICE_HEAP_ALIGN))
+        } else {
+            (host_len, (host_len + sync_len).next_multiple_of(4096))
+        };
+        ControlLayout {
+            slots,
+            n_pes,
+            exchange_words,
+            exchange_off,
+            pair_off,
+            host_len,
+            dev_sync_off,
+            dev_sync_slot_bytes,
+            dev_scratch_bytes,
+            len,
+            separate_device,
+        }
+    }
+
+    /// Bytes of a PE's host segment and, when separate, of its device segment, for a user heap
+    /// of `user_len` bytes; None on overflow.
+    pub fn segment_lens(&self, user_len: usize) -> Option<(usize, Option<usize>)> {
+        let device = self.len.checked_add(user_len.checked_next_multiple_of(4096)?)?;
+        Some(if self.separate_device { (self.host_len, Some(device)) } else { (device, None) })
     }
 }
 
@@ -101,8 +157,11 @@ impl Control {
 pub struct SymmetricHeap {
     pub my_pe: usize,
     pub n_pes: usize,
-    /// Segment of every PE, as mapped in this process (ours at `my_pe`).
-    segments: Vec<Segment>,
+    /// Host control segment of every PE, as mapped in this process (ours at `my_pe`).
+    host: Vec<Segment>,
+    /// Device segment of every PE (device synchronisation area + user heap) when it is not the
+    /// host segment: GPU memory, mapped here through IPC handles.
+    device: Option<Vec<Segment>>,
     pub control: ControlLayout,
     /// Bytes for user allocations (ROCSHMEM_HEAP_SIZE).
     pub user_len: usize,
@@ -110,6 +169,8 @@ pub struct SymmetricHeap {
     /// modulo A (agreed at init): alignments up to A can be honoured on every PE at once.
     pub common_align: usize,
     alloc: Mutex<Allocator>,
+    /// Copies and fills of device segments.
+    gpu: Arc<dyn GpuRuntime>,
 }
 
 /// Every heap base is page aligned, whatever the mapping.
@@ -125,33 +186,112 @@ pub fn common_alignment(bases: &[usize]) -> usize {
 }
 
 impl SymmetricHeap {
-    pub fn segment_len(control: &ControlLayout, user_len: usize) -> Option<usize> {
-        control.len.checked_add(user_len.next_multiple_of(4096))
-    }
-
-    /// `segments[p]` is PE p's segment as mapped here; ours was created by this PE.
-    pub fn new(my_pe: usize, segments: Vec<Segment>, control: ControlLayout, user_len: usize) -> SymmetricHeap {
-        let n_pes = segments.len();
+    /// `host[p]` is PE p's host control segment as mapped here, `device[p]` (when the device
+    /// part is separate) its device segment; ours were created by this PE. A separate device
+    /// segment of ours is zeroed here (GPU allocations are not).
+    pub fn new(
+        my_pe: usize,
+        host: Vec<Segment>,
+        device: Option<Vec<Segment>>,
+        control: ControlLayout,
+        user_len: usize,
+        gpu: Arc<dyn GpuRuntime>,
+    ) -> Result<SymmetricHeap> {
+        let n_pes = host.len();
+        if device.is_some() != control.separate_device || device.as_ref().is_some_and(|d| d.len() != n_pes) {
+            return Err(Error::invalid("symmetric heap: device segments do not match the control layout"));
+        }
         let heap = SymmetricHeap {
             my_pe,
             n_pes,
-            segments,
+            host,
+            device,
             control,
             user_len,
             common_align: PAGE_ALIGN,
             alloc: Mutex::new(Allocator::new(user_len)),
+            gpu,
         };
+        if let Some(d) = &heap.device {
+            // SAFETY: our whole device segment.
+            unsafe { heap.gpu.fill(d[my_pe].base, 0, d[my_pe].len)? };
+        }
         heap.control(my_pe).header().magic.store(CONTROL_MAGIC, std::sync::atomic::Ordering::Relaxed);
-        heap
+        Ok(heap)
     }
 
     pub fn control(&self, pe: usize) -> Control {
-        Control { base: self.segments[pe].base, layout: self.control }
+        Control { base: self.host[pe].base, layout: self.control }
+    }
+
+    /// Start of PE `pe`'s device segment in this process (`rocshmem_device_state::heap_bases`).
+    pub fn device_base(&self, pe: usize) -> usize {
+        match &self.device {
+            Some(d) => d[pe].base as usize,
+            None => self.host[pe].base as usize,
+        }
+    }
+
+    /// Whether this process can load from and store to the user heaps (false when they are GPU
+    /// memory: host operations then copy through the GPU runtime).
+    pub fn host_accessible(&self) -> bool {
+        self.device.is_none()
+    }
+
+    /// `Ok` when the CPU can access the heaps directly; otherwise the error saying that `what`
+    /// is not supported on this platform yet.
+    pub fn require_host_access(&self, what: &str) -> Result<()> {
+        if self.host_accessible() {
+            return Ok(());
+        }
+        Err(Error::Unsupported(format!(
+            "{what} on the symmetric heap are not supported on the {} platform yet: the heap is GPU memory \
+             (use the device API, or ROCSHMEM_GPU=host)",
+            self.gpu.platform().name()
+        )))
+    }
+
+    /// Copies `len` bytes between host memory and heap memory (either side may be either).
+    ///
+    /// # Safety
+    /// Both ranges must be valid for `len` bytes (heap ranges checked by the caller).
+    pub unsafe fn copy(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        if self.host_accessible() {
+            // SAFETY: the caller's contract; memmove allows overlap.
+            unsafe { std::ptr::copy(src, dst, len) };
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.gpu.copy(dst, src, len) }
+    }
+
+    /// Sets `len` bytes of heap memory at `dst` to `byte`.
+    ///
+    /// # Safety
+    /// The range must be valid for `len` bytes (checked by the caller).
+    pub unsafe fn fill(&self, dst: *mut u8, byte: u8, len: usize) -> Result<()> {
+        if self.host_accessible() {
+            // SAFETY: the caller's contract.
+            unsafe { std::ptr::write_bytes(dst, byte, len) };
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.gpu.fill(dst, byte, len) }
+    }
+
+    /// Zeroes this PE's device synchronisation header and flags of `slot` (see `device/src/sync.hpp`).
+    pub fn clear_device_slot(&self, slot: usize) -> Result<()> {
+        let c = &self.control;
+        let len = crate::device_abi::ROCSHMEM_DEV_SYNC_HEADER as usize + c.n_pes * 8;
+        let at = self.device_base(self.my_pe) + c.dev_sync_off + slot * c.dev_sync_slot_bytes;
+        // SAFETY: inside our own device synchronisation area; no peer writes this slot now (see
+        // the caller).
+        unsafe { self.fill(at as *mut u8, 0, len) }
     }
 
     /// Start of PE `pe`'s user heap in this process.
     pub fn user_base(&self, pe: usize) -> usize {
-        self.segments[pe].base as usize + self.control.len
+        self.device_base(pe) + self.control.len
     }
 
     /// Offset of `[addr, addr+len)` in this PE's user heap, or the error naming `what`.
@@ -207,8 +347,55 @@ impl SymmetricHeap {
         (a.used_bytes(), a.live_blocks(), a.size())
     }
 
-    /// This PE's own segment.
+    /// This PE's own host control segment.
     pub fn own_segment(&self) -> &Segment {
-        &self.segments[self.my_pe]
+        &self.host[self.my_pe]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_combined_and_separate() {
+        let one = ControlLayout::new(41, 2, 1, false);
+        assert_eq!(one.dev_sync_off, one.host_len, "host platform: the sync area follows the host part");
+        assert_eq!(one.len, (one.host_len + 41 * one.dev_sync_slot_bytes).next_multiple_of(4096));
+        assert_eq!(one.segment_lens(1 << 20), Some((one.len + (1 << 20), None)));
+        let two = ControlLayout::new(41, 2, 1, true);
+        assert_eq!(two.dev_sync_off, 0, "GPU: the device segment starts with the sync area");
+        assert_eq!(two.len % DEVICE_HEAP_ALIGN, 0, "user heap 2 MiB aligned in the device segment");
+        assert!(two.len >= 41 * two.dev_sync_slot_bytes);
+        assert_eq!(two.host_len, one.host_len);
+        assert_eq!(two.segment_lens(1000), Some((two.host_len, Some(two.len + 4096))));
+        assert_eq!(two.segment_lens(usize::MAX - 10), None);
+    }
+
+    #[test]
+    fn separate_device_segments() {
+        let gpu = crate::gpu::fake::gpu();
+        let control = ControlLayout::new(5, 2, 1, true);
+        let (h, d) = control.segment_lens(1 << 20).unwrap();
+        let d = d.unwrap();
+        let host: Vec<Segment> = (0..2).map(|_| gpu.create_segment("", h).unwrap()).collect();
+        let dev: Vec<Segment> = (0..2).map(|_| gpu.create_device_segment(d).unwrap()).collect();
+        let dev_bases: Vec<usize> = dev.iter().map(|s| s.base as usize).collect();
+        let host_base = host[1].base as usize;
+        assert!(SymmetricHeap::new(1, Vec::new(), None, control, 1 << 20, gpu.clone()).is_err());
+        let heap = SymmetricHeap::new(1, host, Some(dev), control, 1 << 20, gpu).unwrap();
+        assert!(!heap.host_accessible());
+        assert_eq!(heap.device_base(0), dev_bases[0]);
+        assert_eq!(heap.user_base(1), dev_bases[1] + control.len);
+        assert_eq!(heap.control(1).header().magic.load(std::sync::atomic::Ordering::Relaxed), CONTROL_MAGIC);
+        assert_eq!(heap.own_segment().base as usize, host_base, "control stays in the host segment");
+        let p = heap.alloc(64, 8).unwrap() as usize;
+        assert_eq!(
+            heap.peer_addr(p, 64, 0, "x").unwrap() as usize,
+            dev_bases[0] + control.len + (p - heap.user_base(1))
+        );
+        heap.clear_device_slot(3).unwrap();
+        let e = heap.require_host_access("host atomics").unwrap_err().to_string();
+        assert!(e.contains("host atomics") && e.contains("nvidia platform"), "{e}");
     }
 }

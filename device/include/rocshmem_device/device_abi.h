@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 1
+#define ROCSHMEM_DEVICE_ABI_VERSION 2
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -21,6 +21,12 @@
  * `magic` of a live context entry ("CTX!").
  */
 #define ROCSHMEM_CTX_MAGIC 1129601057
+
+/**
+ * Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
+ * before the per-peer flag words.
+ */
+#define ROCSHMEM_DEV_SYNC_HEADER 64
 
 /**
  * One team. Members are the world PEs `start + i * stride` for `i < n_pes`.
@@ -70,6 +76,10 @@ typedef struct rocshmem_ctx_device {
    * The team PE numbers of this context refer to.
    */
   struct rocshmem_team_device *team;
+  /**
+   * The device state every operation on this context uses.
+   */
+  struct rocshmem_device_state *state;
 } rocshmem_ctx_device;
 
 /**
@@ -99,6 +109,21 @@ typedef struct rocshmem_device_state {
   int32_t max_teams;
   int32_t max_ctxs;
   struct rocshmem_ctx_device *ctxs;
+  /**
+   * Offset, from the start of every PE's segment, of the device synchronisation area: one
+   * [`ROCSHMEM_DEV_SYNC_HEADER`]-byte header, `n_pes` flag words and `dev_scratch_bytes`
+   * of collective scratch per team slot, each slot `dev_sync_slot_bytes` long.
+   */
+  uint64_t dev_sync_off;
+  uint64_t dev_sync_slot_bytes;
+  uint64_t dev_scratch_bytes;
+  /**
+   * Contexts `ctxs[ctx_pool_start .. ctx_pool_start + ctx_pool_len]` are the pool
+   * `rocshmem_wg_ctx_create` takes from (`ROCSHMEM_MAX_NUM_CONTEXTS`); a free one has
+   * `magic == 0`.
+   */
+  int32_t ctx_pool_start;
+  int32_t ctx_pool_len;
 } rocshmem_device_state;
 
 #endif  /* ROCSHMEM_DEVICE_ABI_H */

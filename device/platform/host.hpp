@@ -1,0 +1,196 @@
+/**
+ * @file host.hpp
+ * The platform layer on the host (plain C++17): GPU threads are CPU threads started by the
+ * host launcher (host_launcher.cpp, in librocshmem). Included by platform.hpp; see there for
+ * the contract.
+ *
+ * Ids come from the launcher's per-thread state, reached only through the exported function
+ * host::current(): inline code must not touch a thread_local defined in the library (GCC
+ * would reference TLS wrapper symbols that librocshmem.so does not export).
+ */
+#ifndef ROCSHMEM_DEVICE_PLATFORM_HOST_HPP
+#define ROCSHMEM_DEVICE_PLATFORM_HOST_HPP
+
+#if __cplusplus < 201703L
+#error "the rocshmem device platform layer needs C++17 (-std=c++17)"
+#endif
+
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <type_traits>
+
+#include "../../include/rocshmem/rocshmem_host_launch.hpp"
+
+#define ROCSHMEM_DEV
+#define ROCSHMEM_DEV_INLINE inline
+#define ROCSHMEM_DEVICE_PASS 1
+/* The host API owns the plain C names in this process: bitcode entry points get a prefix. */
+#define ROCSHMEM_BITCODE_NAME(name) rocshmemi_bc_##name
+
+namespace rocshmem {
+namespace platform {
+
+constexpr unsigned kPlatform = 0;
+
+namespace detail {
+// The value argument of an atomic takes its type from the pointer (so `p, 1` works).
+template <class T>
+struct nondeduced {
+  using type = T;
+};
+template <class T>
+using nd = typename nondeduced<T>::type;
+
+template <class T>
+constexpr void check_word() {
+  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                "platform atomics work on 32- and 64-bit integer words");
+}
+
+// A load has no release half and a store no acquire half: each takes the half that applies.
+constexpr int rmw_order(Order o) {
+  return o == Order::relaxed   ? __ATOMIC_RELAXED
+         : o == Order::acquire ? __ATOMIC_ACQUIRE
+         : o == Order::release ? __ATOMIC_RELEASE
+                               : __ATOMIC_ACQ_REL;
+}
+constexpr int load_order(Order o) {
+  return (o == Order::acquire || o == Order::acq_rel) ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
+}
+constexpr int store_order(Order o) {
+  return (o == Order::release || o == Order::acq_rel) ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
+}
+constexpr int cas_fail_order(Order o) { return load_order(o); }
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+inline const host::KernelThread &self(const char *what) { return host::kernel_thread(what); }
+}  // namespace detail
+
+// ---- ids and sizes ----------------------------------------------------------------------
+ROCSHMEM_DEV_INLINE uint32_t thread_id() { return detail::self("thread_id").thread_id; }
+ROCSHMEM_DEV_INLINE uint32_t block_size() { return detail::self("block_size").block_size; }
+ROCSHMEM_DEV_INLINE uint32_t block_id() { return detail::self("block_id").block_id; }
+ROCSHMEM_DEV_INLINE uint32_t grid_size() { return detail::self("grid_size").grid_size; }
+ROCSHMEM_DEV_INLINE uint32_t wave_size() { return detail::self("wave_size").wave_size; }
+ROCSHMEM_DEV_INLINE uint32_t lane_id() { return detail::self("lane_id").lane_id; }
+ROCSHMEM_DEV_INLINE uint32_t wave_id() { return detail::self("wave_id").wave_id; }
+ROCSHMEM_DEV_INLINE uint32_t waves_per_block() { return detail::self("waves_per_block").waves_per_block; }
+ROCSHMEM_DEV_INLINE uint32_t wave_lanes() { return detail::self("wave_lanes").wave_lanes; }
+
+// ---- sync (blocking barriers in the launcher: never a spin on 2 cores) -----------------
+ROCSHMEM_DEV_INLINE void wg_barrier() { host::group_barrier(); }
+ROCSHMEM_DEV_INLINE void wave_sync() { host::wave_barrier(); }
+ROCSHMEM_DEV_INLINE uint64_t wave_broadcast(uint64_t v, uint32_t src_lane) { return host::wave_exchange(v, src_lane); }
+ROCSHMEM_DEV_INLINE uint64_t wg_broadcast(uint64_t v, uint32_t src_thread) { return host::group_exchange(v, src_thread); }
+
+// ---- fences: one CPU memory, so every scope is a full fence ------------------------------
+ROCSHMEM_DEV_INLINE void fence_wg() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+ROCSHMEM_DEV_INLINE void fence_device() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+ROCSHMEM_DEV_INLINE void fence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// ---- atomics (scope is irrelevant on a CPU) ---------------------------------------------
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_load(const T *p) {
+  detail::check_word<T>();
+  constexpr int mo = detail::load_order(O);
+  return __atomic_load_n(p, mo);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_store(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::store_order(O);
+  __atomic_store_n(p, v, mo);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O);
+  return __atomic_fetch_add(p, v, mo);
+}
+
+/** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O), fail = detail::cas_fail_order(O);
+  __atomic_compare_exchange_n(p, &expected, desired, false, mo, fail);
+  return expected;
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_exchange(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O);
+  return __atomic_exchange_n(p, v, mo);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_and(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O);
+  return __atomic_fetch_and(p, v, mo);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_or(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O);
+  return __atomic_fetch_or(p, v, mo);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O);
+  return __atomic_fetch_xor(p, v, mo);
+}
+
+// ---- polling ----------------------------------------------------------------------------
+/** An acquire load (an atomic: the compiler re-reads it on every iteration). */
+template <class T>
+ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
+  detail::check_word<std::remove_cv_t<T>>();
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Called with round = 0, 1, 2, ... while polling. Spins briefly (a peer on another core may
+ * answer at once), then yields, then sleeps 1 us doubling to 100 us: with 8 PEs x hundreds of
+ * threads on 2 cores the writer needs the core more than the poller does.
+ */
+ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
+  if (round < 4) {
+    for (uint32_t i = 0, n = 16u << round; i < n; i++) detail::cpu_relax();
+  } else if (round < 12) {
+    sched_yield();
+  } else {
+    uint32_t shift = round - 12;
+    long ns = shift >= 7 ? 100000L : 1000L << shift;
+    if (ns > 100000L) ns = 100000L;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+// ---- clock ------------------------------------------------------------------------------
+ROCSHMEM_DEV_INLINE uint64_t clock_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace platform
+}  // namespace rocshmem
+
+#endif  // ROCSHMEM_DEVICE_PLATFORM_HOST_HPP

@@ -1,0 +1,72 @@
+/**
+ * @file amo.hpp
+ * Atomic memory operations on a peer's heap: system-scope atomics through the peer mapping.
+ *
+ * Every AMO type is 4 or 8 bytes; it is operated on as the unsigned word of its size (two's
+ * complement makes add the same for signed types; float and double only fetch, set and swap,
+ * which move bits). AMOs are relaxed: ordering with other operations is what fence and
+ * quiet are for, as in OpenSHMEM.
+ */
+#ifndef ROCSHMEM_DEVICE_AMO_HPP
+#define ROCSHMEM_DEVICE_AMO_HPP
+
+#include "common.hpp"
+
+namespace rocshmem {
+namespace dev {
+
+enum class AmoOp { fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and_, fetch_or, or_, fetch_xor, xor_ };
+
+template <class T>
+struct Word {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO types are 4 or 8 bytes");
+  using type = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+};
+
+template <class T>
+ROCSHMEM_DEV_INLINE typename Word<T>::type to_word(T v) {
+  typename Word<T>::type w;
+  __builtin_memcpy(&w, &v, sizeof(T));
+  return w;
+}
+
+template <class T>
+ROCSHMEM_DEV_INLINE T from_word(typename Word<T>::type w) {
+  T v;
+  __builtin_memcpy(&v, &w, sizeof(T));
+  return v;
+}
+
+/** A zero of any type (`T()` does not parse for `unsigned int` and friends in generated code). */
+template <class T>
+ROCSHMEM_DEV_INLINE T zero() {
+  return T();
+}
+
+/** One AMO; `value` and `cond` are ignored by the ops that take none. Returns the old value. */
+template <class T, AmoOp OP>
+ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) {
+  using W = typename Word<T>::type;
+  using namespace platform;
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  W *w = reinterpret_cast<W *>(peer_ptr(c->state, dest, ctx_world_pe(c, pe)));
+  const W v = to_word(value);
+  constexpr Scope S = Scope::system;
+  constexpr Order O = Order::relaxed;
+  W old = 0;
+  if constexpr (OP == AmoOp::fetch) old = atomic_load<S, O>(w);
+  else if constexpr (OP == AmoOp::set) atomic_store<S, O>(w, v);
+  else if constexpr (OP == AmoOp::swap) old = atomic_exchange<S, O>(w, v);
+  else if constexpr (OP == AmoOp::compare_swap) old = atomic_cas<S, O>(w, to_word(cond), v);
+  else if constexpr (OP == AmoOp::fetch_inc || OP == AmoOp::inc) old = atomic_fetch_add<S, O>(w, W(1));
+  else if constexpr (OP == AmoOp::fetch_add || OP == AmoOp::add) old = atomic_fetch_add<S, O>(w, v);
+  else if constexpr (OP == AmoOp::fetch_and || OP == AmoOp::and_) old = atomic_fetch_and<S, O>(w, v);
+  else if constexpr (OP == AmoOp::fetch_or || OP == AmoOp::or_) old = atomic_fetch_or<S, O>(w, v);
+  else old = atomic_fetch_xor<S, O>(w, v);
+  return from_word<T>(old);
+}
+
+}  // namespace dev
+}  // namespace rocshmem
+
+#endif  // ROCSHMEM_DEVICE_AMO_HPP

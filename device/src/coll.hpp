@@ -1,0 +1,167 @@
+/**
+ * @file coll.hpp
+ * Team collectives at wave and work-group scope over load/store (IPC) transports.
+ *
+ * Every member can read and write every other member's heap, so each collective is one
+ * parallel pass of the calling group's threads between two team barriers:
+ *  - entry barrier: the sources are ready and the destinations free on every member;
+ *  - the pass: broadcast pulls from the root, fcollect/alltoall(v) push into the peers, and
+ *    reductions read every member's source directly and combine in registers;
+ *  - exit barrier: nobody reuses a source another member still reads.
+ * In-place reductions (dest overlapping source) go through the slot's scratch in chunks,
+ * with a barrier between computing a chunk and writing it back.
+ */
+#ifndef ROCSHMEM_DEVICE_COLL_HPP
+#define ROCSHMEM_DEVICE_COLL_HPP
+
+#include "common.hpp"
+#include "numeric.hpp"
+#include "sync.hpp"
+
+namespace rocshmem {
+namespace dev {
+
+/** The state and team of a collective call, or null if the team is not usable here. */
+struct CollCtx {
+  const rocshmem_device_state *s;
+  const rocshmem_team_device *t;
+};
+
+ROCSHMEM_DEV_INLINE CollCtx coll_ctx(rocshmem_ctx_t ctx, rocshmem_team_t team) {
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  const rocshmem_team_device *t = team_entry(team);
+  return CollCtx{c->state, team_ok(t) ? t : nullptr};
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
+                                     size_t bytes, int pe_root) {
+  CollCtx cc = coll_ctx(ctx, team);
+  if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
+  team_sync<G>(cc.s, cc.t, true);
+  const void *from = cc.t->my_pe == pe_root ? source : peer_ptr(cc.s, source, world_pe(cc.t, pe_root));
+  if (from != dest) grp_copy<G>(dest, from, bytes);
+  team_sync<G>(cc.s, cc.t, true);
+  return ROCSHMEM_SUCCESS;
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
+                                    size_t bytes) {
+  CollCtx cc = coll_ctx(ctx, team);
+  if (!cc.t) return ROCSHMEM_ERROR;
+  team_sync<G>(cc.s, cc.t, true);
+  const int n = cc.t->n_pes;
+  char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
+  for (int k = 0; k < n; ++k) {
+    // Start with the next member, so that members do not all write to the same peer at once.
+    int j = (cc.t->my_pe + k) % n;
+    grp_copy<G>(peer_ptr(cc.s, slot, world_pe(cc.t, j)), source, bytes);
+  }
+  team_sync<G>(cc.s, cc.t, true);
+  return ROCSHMEM_SUCCESS;
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
+                                    size_t bytes) {
+  CollCtx cc = coll_ctx(ctx, team);
+  if (!cc.t) return ROCSHMEM_ERROR;
+  team_sync<G>(cc.s, cc.t, true);
+  const int n = cc.t->n_pes, me = cc.t->my_pe;
+  for (int k = 0; k < n; ++k) {
+    int j = (me + k) % n;
+    char *to = static_cast<char *>(dest) + size_t(me) * bytes;
+    grp_copy<G>(peer_ptr(cc.s, to, world_pe(cc.t, j)), static_cast<const char *>(source) + size_t(j) * bytes, bytes);
+  }
+  team_sync<G>(cc.s, cc.t, true);
+  return ROCSHMEM_SUCCESS;
+}
+
+/**
+ * PE i sends source_nelems[j] elements from source + source_displs[j] to PE j, which places
+ * them at dest + (its dest_displs[i]). The displacement arrays may be private memory, so each
+ * member first publishes its dest_displs in its slot scratch, where the senders read them.
+ */
+template <class T, Grp G>
+ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const size_t *dest_nelems,
+                                  const size_t *dest_displs, const T *source, const size_t *source_nelems,
+                                  const size_t *source_displs) {
+  (void)dest_nelems;
+  CollCtx cc = coll_ctx(ctx, team);
+  if (!cc.t) return ROCSHMEM_ERROR;
+  const int n = cc.t->n_pes, me = cc.t->my_pe;
+  if (uint64_t(n) * 8 > cc.s->dev_scratch_bytes) return ROCSHMEM_ERROR;
+  uint64_t *mine = reinterpret_cast<uint64_t *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
+  for (int j = int(grp_rank<G>()); j < n; j += int(grp_size<G>())) mine[j] = dest_displs[j];
+  team_sync<G>(cc.s, cc.t, true);
+  for (int k = 0; k < n; ++k) {
+    int j = (me + k) % n, wj = world_pe(cc.t, j);
+    const uint64_t *theirs = reinterpret_cast<const uint64_t *>(sync_slot(cc.s, cc.t->slot, wj).scratch);
+    T *to = peer_ptr(cc.s, dest + theirs[me], wj);
+    grp_copy<G>(to, source + source_displs[j], source_nelems[j] * sizeof(T));
+  }
+  team_sync<G>(cc.s, cc.t, true);
+  return ROCSHMEM_SUCCESS;
+}
+
+/** out[i] = op over members m of src_m[offset + i], for i < count, split over the group. */
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source, size_t offset, size_t count) {
+  using N = Num<T>;
+  const int n = cc.t->n_pes;
+  for (size_t i = grp_rank<G>(); i < count; i += grp_size<G>()) {
+    typename N::calc acc = N::to(peer_ptr(cc.s, source, world_pe(cc.t, 0))[offset + i]);
+    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(cc.s, source, world_pe(cc.t, m))[offset + i]));
+    out[i] = N::from(acc);
+  }
+}
+
+/**
+ * dest[i] = op over members of source[block + i], for i < nreduce, where block is 0 for a
+ * reduction and my_pe * nreduce for a reduce-scatter.
+ */
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source, int nreduce,
+                                    bool scatter) {
+  CollCtx cc = coll_ctx(ctx, team);
+  if (!cc.t || nreduce < 0) return ROCSHMEM_ERROR;
+  const size_t count = size_t(nreduce);
+  const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
+  const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
+  const bool overlap = d < s + src_len * sizeof(T) && s < d + count * sizeof(T);
+  team_sync<G>(cc.s, cc.t, true);
+  if (!overlap) {
+    combine_into<T, OP, G>(cc, dest, source, block, count);
+  } else {
+    T *scratch = reinterpret_cast<T *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
+    const size_t chunk = cc.s->dev_scratch_bytes / sizeof(T);
+    for (size_t at = 0; at < count; at += chunk) {
+      size_t len = count - at < chunk ? count - at : chunk;
+      combine_into<T, OP, G>(cc, scratch, source, block + at, len);
+      // Every member has read what it needs of this chunk before anyone overwrites it.
+      team_sync<G>(cc.s, cc.t, true);
+      grp_copy<G>(dest + at, scratch, len * sizeof(T));
+      grp_sync<G>();
+    }
+  }
+  team_sync<G>(cc.s, cc.t, true);
+  return ROCSHMEM_SUCCESS;
+}
+
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE int reduce(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source, int nreduce) {
+  return reduce_impl<T, OP, G>(ctx, team, dest, source, nreduce, false);
+}
+
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE int reduce_scatter(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source,
+                                       int nreduce) {
+  return reduce_impl<T, OP, G>(ctx, team, dest, source, nreduce, true);
+}
+
+}  // namespace dev
+}  // namespace rocshmem
+
+#endif  // ROCSHMEM_DEVICE_COLL_HPP

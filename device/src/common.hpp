@@ -1,0 +1,180 @@
+/**
+ * @file common.hpp
+ * What every part of the device library needs: the platform layer, the core's ABI structures,
+ * the public types, and small helpers for scopes, state and addresses.
+ *
+ * Implementation symbols live in namespace rocshmem::dev; the public names are thin generated
+ * entry points over them (device/gen/), so no implementation symbol carries a public host
+ * name (which clashes on the host platform, and on NVIDIA where nvcc emits host stubs).
+ */
+#ifndef ROCSHMEM_DEVICE_COMMON_HPP
+#define ROCSHMEM_DEVICE_COMMON_HPP
+
+#include "../platform/platform.hpp"
+#include "rocshmem_device/device_abi.h"
+#include "rocshmem/rocshmem_common.hpp"
+
+#include <type_traits>
+
+/* The bitcode entry points: kept through link-only-needed linking (Triton), and named by the
+ * platform (the host platform prefixes them: its host API owns the plain C names). */
+#ifndef ROCSHMEM_BITCODE_FN
+#define ROCSHMEM_BITCODE_FN ROCSHMEM_DEVICE_FN __attribute__((used, visibility("default")))
+#endif
+#ifndef ROCSHMEM_BITCODE_NAME
+#define ROCSHMEM_BITCODE_NAME(name) name
+#endif
+
+namespace rocshmem {
+namespace dev {
+
+using platform::Order;
+using platform::Scope;
+
+/** Who calls: one thread, every lane of a wave, or every thread of a work-group. */
+enum class Grp { thread, wave, wg };
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE unsigned grp_rank() {
+  if constexpr (G == Grp::thread) return 0;
+  else if constexpr (G == Grp::wave) return platform::lane_id();
+  else return platform::thread_id();
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE unsigned grp_size() {
+  if constexpr (G == Grp::thread) return 1;
+  else if constexpr (G == Grp::wave) return platform::wave_lanes();
+  else return platform::block_size();
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE void grp_sync() {
+  if constexpr (G == Grp::wave) platform::wave_sync();
+  else if constexpr (G == Grp::wg) platform::wg_barrier();
+}
+
+/** A value computed by rank 0 of the group, given to every member. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE uint64_t grp_broadcast(uint64_t v) {
+  if constexpr (G == Grp::thread) return v;
+  else if constexpr (G == Grp::wave) return platform::wave_broadcast(v, 0);
+  else return platform::wg_broadcast(v, 0);
+}
+
+/** The handle the plain (context-less) forms pass: it means the default context. */
+ROCSHMEM_DEV_INLINE rocshmem_ctx_t default_handle() { return rocshmem_ctx_t{nullptr, nullptr}; }
+
+/** The context entry behind a handle; a NULL handle is the default context. */
+ROCSHMEM_DEV_INLINE const rocshmem_ctx_device *ctx_entry(rocshmem_ctx_t ctx) {
+  void *p = ctx.ctx_opaque ? ctx.ctx_opaque : ROCSHMEM_CTX_DEFAULT.ctx_opaque;
+  return static_cast<const rocshmem_ctx_device *>(p);
+}
+
+ROCSHMEM_DEV_INLINE const rocshmem_ctx_device *default_ctx() { return ctx_entry(rocshmem_ctx_t{nullptr, nullptr}); }
+
+ROCSHMEM_DEV_INLINE const rocshmem_device_state *state_of(const rocshmem_ctx_device *c) { return c->state; }
+
+ROCSHMEM_DEV_INLINE const rocshmem_team_device *team_entry(rocshmem_team_t t) {
+  return reinterpret_cast<const rocshmem_team_device *>(t);
+}
+
+/** Is this a live team of which this PE is a member? */
+ROCSHMEM_DEV_INLINE bool team_ok(const rocshmem_team_device *t) {
+  return t != nullptr && t->magic == ROCSHMEM_TEAM_MAGIC && t->my_pe >= 0 && t->n_pes > 0;
+}
+
+/** World PE of member `i` of team `t`. */
+ROCSHMEM_DEV_INLINE int world_pe(const rocshmem_team_device *t, int i) { return t->start + i * t->stride; }
+
+/** World PE of `pe` as a context's PE number (relative to the context's team). */
+ROCSHMEM_DEV_INLINE int ctx_world_pe(const rocshmem_ctx_device *c, int pe) {
+  return c->team ? world_pe(c->team, pe) : pe;
+}
+
+/** The address in world PE `pe`'s heap of the symmetric object at local address `addr`. */
+template <class T>
+ROCSHMEM_DEV_INLINE T *peer_ptr(const rocshmem_device_state *s, T *addr, int pe) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+  return reinterpret_cast<T *>(a - s->heap_bases[s->my_pe] + s->heap_bases[pe]);
+}
+
+/** Is `[addr, addr+len)` inside this PE's symmetric heap? */
+ROCSHMEM_DEV_INLINE bool in_heap(const rocshmem_device_state *s, const void *addr, size_t len) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+  uintptr_t b = s->heap_bases[s->my_pe] + s->control_len;
+  return a >= b && len <= s->heap_size && a - b <= s->heap_size - len;
+}
+
+/** Device synchronisation slot `slot` of world PE `pe`: header, then one flag per member. */
+struct SyncSlot {
+  uint64_t *seq;      // local: collectives completed on this slot by this PE
+  uint64_t *flags;    // flags[i]: last sequence number member i signalled to this PE
+  char *scratch;      // dev_scratch_bytes of collective scratch
+};
+
+ROCSHMEM_DEV_INLINE SyncSlot sync_slot(const rocshmem_device_state *s, int slot, int pe) {
+  char *base = reinterpret_cast<char *>(s->heap_bases[pe] + s->dev_sync_off + uint64_t(slot) * s->dev_sync_slot_bytes);
+  uint64_t flag_bytes = (uint64_t(s->n_pes) * 8 + 63) / 64 * 64;
+  return SyncSlot{reinterpret_cast<uint64_t *>(base), reinterpret_cast<uint64_t *>(base + ROCSHMEM_DEV_SYNC_HEADER),
+                  base + ROCSHMEM_DEV_SYNC_HEADER + flag_bytes};
+}
+
+/** A fresh read of memory others write (every call reads it again); any 1/2/4/8-byte type. */
+template <class T>
+ROCSHMEM_DEV_INLINE T volatile_load(const T *p) {
+  using W = typename std::conditional<
+      sizeof(T) == 1, uint8_t,
+      typename std::conditional<sizeof(T) == 2, uint16_t,
+                                typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::type;
+  static_assert(sizeof(T) == sizeof(W), "element types are 1, 2, 4 or 8 bytes");
+  W w = *reinterpret_cast<const volatile W *>(p);
+  T v;
+  __builtin_memcpy(&v, &w, sizeof(T));
+  return v;
+}
+
+/** Waits until `*p` (a 64-bit word written by peers) satisfies `done(value)`; returns the value. */
+template <class Pred>
+ROCSHMEM_DEV_INLINE uint64_t poll_until(uint64_t *p, Pred done) {
+  for (uint32_t round = 0;; ++round) {
+    uint64_t v = platform::poll_load(p);
+    if (done(v)) return v;
+    platform::backoff(round);
+  }
+}
+
+/**
+ * Copies `bytes` with every thread of the group taking a share: 16-byte words when both ends
+ * allow it, else 8, 4 or 1. No synchronisation: callers sync when the data must be complete.
+ */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
+  const unsigned r = grp_rank<G>(), n = grp_size<G>();
+  char *d = static_cast<char *>(dst);
+  const char *s = static_cast<const char *>(src);
+  uintptr_t mis = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+  size_t done = 0;
+  if ((mis & 15) == 0) {
+    struct alignas(16) V16 {
+      uint64_t a, b;
+    };
+    size_t words = bytes / 16;
+    for (size_t i = r; i < words; i += n) reinterpret_cast<V16 *>(d)[i] = reinterpret_cast<const V16 *>(s)[i];
+    done = words * 16;
+  } else if ((mis & 7) == 0) {
+    size_t words = bytes / 8;
+    for (size_t i = r; i < words; i += n) reinterpret_cast<uint64_t *>(d)[i] = reinterpret_cast<const uint64_t *>(s)[i];
+    done = words * 8;
+  } else if ((mis & 3) == 0) {
+    size_t words = bytes / 4;
+    for (size_t i = r; i < words; i += n) reinterpret_cast<uint32_t *>(d)[i] = reinterpret_cast<const uint32_t *>(s)[i];
+    done = words * 4;
+  }
+  for (size_t i = done + r; i < bytes; i += n) d[i] = s[i];
+}
+
+}  // namespace dev
+}  // namespace rocshmem
+
+#endif  // ROCSHMEM_DEVICE_COMMON_HPP

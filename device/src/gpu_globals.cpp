@@ -1,0 +1,87 @@
+/**
+ * @file gpu_globals.cpp
+ * The device globals of a GPU build, and the host glue that fills them (GPU builds only; the
+ * host platform defines ordinary host variables in src/cxx/shim_core.cpp instead).
+ *
+ * Device globals (unmangled, upstream's names and sizes, see rocshmem-api.md §7):
+ *   ROCSHMEM_CTX_DEFAULT   rocshmem_ctx_t,  16 bytes  (extern "C", namespace rocshmem)
+ *   ROCSHMEM_TEAM_WORLD    rocshmem_team_t,  8 bytes  (extern "C", namespace rocshmem::device)
+ *   ROCSHMEM_TEAM_SHARED   rocshmem_team_t,  8 bytes  (extern "C", namespace rocshmem::device)
+ * Device code reaches all device state through them (ctx_opaque points at the default context
+ * entry, the team handles at team entries; see device_abi.h). They are `used` so that
+ * opt / link-only-needed linking (Triton) keeps them in librocshmem_device_<arch>.bc, and they
+ * have default visibility so hipModuleGetGlobal finds them in a JIT module
+ * (rocshmem_hipmodule_init copies the library's values there).
+ *
+ * Host glue, in librocshmem_device.a (HIP only):
+ *   extern "C" int rocshmemi_device_globals_set(const void *ctx16, const void *world8,
+ *                                               const void *shared8);
+ * Called by the core at init (and at finalize with zeroes) when the program is linked with
+ * librocshmem_device.a: copies the 16 + 8 + 8 bytes into the three __device__ variables of the
+ * program's own code object (hipMemcpyToSymbol, which synchronises: never called during
+ * stream capture), and writes the same bytes into their host shadows, so that host code that
+ * names ROCSHMEM_CTX_DEFAULT (for example to pass it to a host API call) sees the same value.
+ * A NULL argument leaves that global unchanged. Returns 0 (ROCSHMEM_SUCCESS), or -1 after
+ * printing one line naming the HIP error. The core finds the function with dlsym at init: a
+ * program that does not link the device library has no device globals to set.
+ */
+#include "rocshmem/rocshmem_common.hpp"
+
+#if ROCSHMEM_GPU_COMPILE
+
+#define ROCSHMEM_GPU_GLOBAL __attribute__((used, visibility("default")))
+
+namespace rocshmem {
+
+extern "C" {
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
+}
+
+namespace device {
+extern "C" {
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_team_t ROCSHMEM_TEAM_WORLD = nullptr;
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_team_t ROCSHMEM_TEAM_SHARED = nullptr;
+}
+}  // namespace device
+
+static_assert(sizeof(ROCSHMEM_CTX_DEFAULT) == 16, "ROCSHMEM_CTX_DEFAULT is 16 bytes (upstream)");
+static_assert(sizeof(device::ROCSHMEM_TEAM_WORLD) == 8, "ROCSHMEM_TEAM_WORLD is 8 bytes (upstream)");
+static_assert(sizeof(device::ROCSHMEM_TEAM_SHARED) == 8, "ROCSHMEM_TEAM_SHARED is 8 bytes (upstream)");
+
+}  // namespace rocshmem
+
+#if defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__)
+#include <hip/hip_runtime.h>
+
+#include <stdio.h>
+#include <string.h>
+
+namespace {
+/** Copies `bytes` into the device variable `symbol` and into its host shadow `shadow`. */
+int set_one(const void *symbol, void *shadow, const void *src, size_t bytes, const char *name) {
+  if (src == nullptr) return 0;
+  hipError_t e = hipMemcpyToSymbol(symbol, src, bytes, 0, hipMemcpyHostToDevice);
+  if (e != hipSuccess) {
+    fprintf(stderr, "rocshmem: error: setting the device global %s: hipMemcpyToSymbol: %s\n", name,
+            hipGetErrorString(e));
+    return -1;
+  }
+  memcpy(shadow, src, bytes);
+  return 0;
+}
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int rocshmemi_device_globals_set(const void *ctx16,
+                                                                                   const void *world8,
+                                                                                   const void *shared8) {
+  using namespace rocshmem;
+  // On the host, &X of a __device__ variable is its host shadow, which is also the symbol
+  // handle HIP's hipMemcpyToSymbol(const void *) maps to the device copy (every HIP version).
+  int rc = set_one(&ROCSHMEM_CTX_DEFAULT, &ROCSHMEM_CTX_DEFAULT, ctx16, 16, "ROCSHMEM_CTX_DEFAULT");
+  rc |= set_one(&device::ROCSHMEM_TEAM_WORLD, &device::ROCSHMEM_TEAM_WORLD, world8, 8, "ROCSHMEM_TEAM_WORLD");
+  rc |= set_one(&device::ROCSHMEM_TEAM_SHARED, &device::ROCSHMEM_TEAM_SHARED, shared8, 8, "ROCSHMEM_TEAM_SHARED");
+  return rc == 0 ? 0 : -1;
+}
+#endif  // HIP host pass
+
+#endif  // ROCSHMEM_GPU_COMPILE

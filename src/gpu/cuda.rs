@@ -1,0 +1,496 @@
+//! The NVIDIA platform: the CUDA runtime (`libcudart`) and driver (`libcuda`), loaded at run
+//! time with libloading, so that librocshmem has no link-time dependency on CUDA and still
+//! loads (and runs the host platform) where CUDA is absent.
+//!
+//! What it provides (see `docs/design.md`, "The NVIDIA platform"):
+//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - each PE's device segment (device synchronisation area + user heap) is one `cudaMalloc`
+//!   allocation, exported with `cudaIpcGetMemHandle` and opened by every peer with
+//!   `cudaIpcOpenMemHandle` after peer access is enabled;
+//! - device memory for the tables device code reads, copies and fills of device memory, and
+//!   the stream-ordered copy of `rocshmem_hipmodule_init` (`cuModuleGetGlobal_v2` +
+//!   `cuMemcpyDtoDAsync_v2`).
+//!
+//! The few CUDA types and constants needed are declared here, from the CUDA headers' ABI
+//! (stable across CUDA 11 to 13): `cudaError_t` and `CUresult` are C enums (i32), a
+//! `cudaIpcMemHandle_t` is 64 opaque bytes passed by value, streams and modules are pointers,
+//! `CUdeviceptr` is a 64-bit integer.
+
+use super::host::HostRuntime;
+use super::{GpuRuntime, Platform, Segment};
+use crate::error::{Error, Result};
+use libloading::Library;
+use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::sync::Arc;
+
+type CudaError = i32;
+type CuResult = i32;
+type Stream = *mut c_void;
+type CuDevicePtr = u64;
+
+const CUDA_SUCCESS: CudaError = 0;
+/// `cudaErrorPeerAccessAlreadyEnabled`.
+const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CudaError = 704;
+/// `CUDA_ERROR_NOT_FOUND` (a module global that does not exist).
+const CU_ERROR_NOT_FOUND: CuResult = 500;
+/// `cudaMemcpyDefault`: the direction is inferred from the addresses (unified addressing).
+const CUDA_MEMCPY_DEFAULT: c_int = 4;
+/// `cudaIpcMemLazyEnablePeerAccess`.
+const CUDA_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 1;
+/// `cudaStreamNonBlocking`: no implicit synchronisation with the legacy default stream.
+const CUDA_STREAM_NON_BLOCKING: c_uint = 1;
+/// `cudaStreamPerThread` / `CU_STREAM_PER_THREAD`.
+pub const STREAM_PER_THREAD: usize = 0x2;
+/// Bytes of a `cudaIpcMemHandle_t`.
+pub const IPC_HANDLE_BYTES: usize = 64;
+
+/// `cudaIpcMemHandle_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct IpcMemHandle {
+    reserved: [u8; IPC_HANDLE_BYTES],
+}
+
+/// The libraries tried, in order, for the runtime.
+pub const CUDART_NAMES: [&str; 3] = ["libcudart.so", "libcudart.so.13", "libcudart.so.12"];
+/// The driver library.
+pub const CUDA_DRIVER_NAME: &str = "libcuda.so.1";
+
+macro_rules! cuda_fns {
+    ($name:ident { $( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )* }) => {
+        struct $name {
+            $( $field: unsafe extern "C" fn($($arg),*) -> $ret, )*
+        }
+
+        impl $name {
+            fn load(lib: &Library, lib_name: &str) -> Result<$name> {
+                Ok($name {
+                    $( $field: {
+                        // SAFETY: the symbol has this C signature in every CUDA release we accept.
+                        let s = unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> $ret>($sym) };
+                        *s.map_err(|e| Error::Gpu(format!("{lib_name} has no {}: {e}", $sym)))?
+                    }, )*
+                })
+            }
+        }
+    };
+}
+
+cuda_fns!(RuntimeFns {
+    get_device_count = "cudaGetDeviceCount": fn(*mut c_int) -> CudaError;
+    get_device = "cudaGetDevice": fn(*mut c_int) -> CudaError;
+    set_device = "cudaSetDevice": fn(c_int) -> CudaError;
+    malloc = "cudaMalloc": fn(*mut *mut c_void, usize) -> CudaError;
+    free = "cudaFree": fn(*mut c_void) -> CudaError;
+    memcpy = "cudaMemcpy": fn(*mut c_void, *const c_void, usize, c_int) -> CudaError;
+    memcpy_async = "cudaMemcpyAsync": fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError;
+    memset_async = "cudaMemsetAsync": fn(*mut c_void, c_int, usize, Stream) -> CudaError;
+    stream_create_with_flags = "cudaStreamCreateWithFlags": fn(*mut Stream, c_uint) -> CudaError;
+    stream_synchronize = "cudaStreamSynchronize": fn(Stream) -> CudaError;
+    ipc_get_mem_handle = "cudaIpcGetMemHandle": fn(*mut IpcMemHandle, *mut c_void) -> CudaError;
+    ipc_open_mem_handle = "cudaIpcOpenMemHandle": fn(*mut *mut c_void, IpcMemHandle, c_uint) -> CudaError;
+    ipc_close_mem_handle = "cudaIpcCloseMemHandle": fn(*mut c_void) -> CudaError;
+    device_can_access_peer = "cudaDeviceCanAccessPeer": fn(*mut c_int, c_int, c_int) -> CudaError;
+    device_enable_peer_access = "cudaDeviceEnablePeerAccess": fn(c_int, c_uint) -> CudaError;
+    get_last_error = "cudaGetLastError": fn() -> CudaError;
+    get_error_string = "cudaGetErrorString": fn(CudaError) -> *const c_char;
+    get_error_name = "cudaGetErrorName": fn(CudaError) -> *const c_char;
+    runtime_get_version = "cudaRuntimeGetVersion": fn(*mut c_int) -> CudaError;
+    driver_get_version = "cudaDriverGetVersion": fn(*mut c_int) -> CudaError;
+});
+
+cuda_fns!(DriverFns {
+    init = "cuInit": fn(c_uint) -> CuResult;
+    ctx_get_current = "cuCtxGetCurrent": fn(*mut *mut c_void) -> CuResult;
+    device_get = "cuDeviceGet": fn(*mut c_int, c_int) -> CuResult;
+    device_get_name = "cuDeviceGetName": fn(*mut c_char, c_int, c_int) -> CuResult;
+    module_get_global = "cuModuleGetGlobal_v2": fn(*mut CuDevicePtr, *mut usize, *mut c_void, *const c_char) -> CuResult;
+    memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CuDevicePtr, CuDevicePtr, usize, Stream) -> CuResult;
+    get_error_string = "cuGetErrorString": fn(CuResult, *mut *const c_char) -> CuResult;
+});
+
+/// The loaded CUDA libraries.
+pub struct Cuda {
+    rt: RuntimeFns,
+    drv: DriverFns,
+    /// Which runtime library was loaded (for logs).
+    pub lib_name: &'static str,
+    _cudart: Library,
+    _driver: Library,
+}
+
+// SAFETY: the CUDA runtime and driver APIs are thread-safe; we hold only function pointers.
+unsafe impl Send for Cuda {}
+unsafe impl Sync for Cuda {}
+
+fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        return "unknown error".into();
+    }
+    // SAFETY: CUDA returns static NUL-terminated strings.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+fn version(v: c_int) -> String {
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+impl Cuda {
+    /// Loads libcudart (the first of [`CUDART_NAMES`] found) and libcuda.
+    pub fn load() -> Result<Cuda> {
+        let mut tried = Vec::new();
+        let mut found = None;
+        for name in CUDART_NAMES {
+            // SAFETY: loading the CUDA runtime runs only its (benign) initialisers.
+            match unsafe { Library::new(name) } {
+                Ok(l) => {
+                    found = Some((name, l));
+                    break;
+                }
+                Err(e) => tried.push(format!("{name}: {e}")),
+            }
+        }
+        let Some((lib_name, cudart)) = found else {
+            return Err(Error::Unsupported(format!(
+                "the CUDA runtime is not installed or not on the library path ({})",
+                tried.join("; ")
+            )));
+        };
+        // SAFETY: as above, the driver library.
+        let driver = unsafe { Library::new(CUDA_DRIVER_NAME) }.map_err(|e| {
+            Error::Unsupported(format!("{lib_name} loaded but the NVIDIA driver library is missing ({e})"))
+        })?;
+        let rt = RuntimeFns::load(&cudart, lib_name)?;
+        let drv = DriverFns::load(&driver, CUDA_DRIVER_NAME)?;
+        Ok(Cuda { rt, drv, lib_name, _cudart: cudart, _driver: driver })
+    }
+
+    /// `Err` naming `call` and CUDA's own description unless `rc` is success.
+    fn check(&self, call: &str, rc: CudaError) -> Result<()> {
+        if rc == CUDA_SUCCESS {
+            return Ok(());
+        }
+        // SAFETY: plain queries returning static strings.
+        let (name, text) = unsafe { (cstr((self.rt.get_error_name)(rc)), cstr((self.rt.get_error_string)(rc))) };
+        Err(Error::Gpu(format!("{call} failed: {text} ({name} = {rc})")))
+    }
+
+    /// As [`Cuda::check`], for a driver call.
+    fn check_drv(&self, call: &str, rc: CuResult) -> Result<()> {
+        if rc == 0 {
+            return Ok(());
+        }
+        let mut p: *const c_char = std::ptr::null();
+        // SAFETY: cuGetErrorString writes a static string pointer.
+        unsafe { (self.drv.get_error_string)(rc, &mut p) };
+        Err(Error::Gpu(format!("{call} failed: {} (CUresult {rc})", cstr(p))))
+    }
+
+    pub fn device_count(&self) -> Result<usize> {
+        let mut n = 0;
+        // SAFETY: writes one int.
+        self.check("cudaGetDeviceCount", unsafe { (self.rt.get_device_count)(&mut n) })?;
+        Ok(n.max(0) as usize)
+    }
+
+    fn device_name(&self, ordinal: c_int) -> String {
+        let mut dev = 0;
+        let mut buf = [0 as c_char; 128];
+        // SAFETY: cuInit is idempotent; the name is written into `buf`, NUL-terminated.
+        let ok = unsafe {
+            (self.drv.init)(0) == 0
+                && (self.drv.device_get)(&mut dev, ordinal) == 0
+                && (self.drv.device_get_name)(buf.as_mut_ptr(), buf.len() as c_int, dev) == 0
+        };
+        if ok { cstr(buf.as_ptr()) } else { "unknown GPU".into() }
+    }
+
+    fn versions(&self) -> String {
+        let (mut r, mut d) = (0, 0);
+        // SAFETY: each writes one int.
+        unsafe {
+            (self.rt.runtime_get_version)(&mut r);
+            (self.rt.driver_get_version)(&mut d);
+        }
+        format!("CUDA runtime {}, driver API {}", version(r), version(d))
+    }
+
+    /// One line: library, versions, devices.
+    pub fn summary(&self) -> String {
+        let devices = match self.device_count() {
+            Ok(0) => "no GPU".to_string(),
+            Ok(n) => {
+                let names: Vec<String> = (0..n as c_int).map(|d| format!("{d}: {}", self.device_name(d))).collect();
+                format!("{n} GPU(s) ({})", names.join(", "))
+            }
+            Err(e) => format!("no usable GPU ({e})"),
+        };
+        format!("nvidia: {} loaded ({}), {devices}", self.lib_name, self.versions())
+    }
+
+    /// Clears the last-error state after an error we ignore on purpose.
+    fn clear_error(&self) {
+        // SAFETY: plain query.
+        unsafe { (self.rt.get_last_error)() };
+    }
+}
+
+/// The NVIDIA platform runtime of this process.
+pub struct CudaRuntime {
+    cuda: Arc<Cuda>,
+    host: HostRuntime,
+    /// The device this PE uses.
+    pub device: c_int,
+    how_chosen: &'static str,
+    /// Non-blocking stream for the library's own copies (table pushes, fills): they never wait
+    /// for the program's kernels on the legacy default stream.
+    stream: usize,
+    n_devices: usize,
+    peers_unreachable: Vec<c_int>,
+}
+
+impl CudaRuntime {
+    /// Picks this PE's device: the program's current device if it made one current (a CUDA
+    /// context is current on this thread), else `local_rank % device count`. Then enables
+    /// peer access to every device that allows it and creates the library's stream.
+    pub fn new(cuda: Cuda, local_rank: usize) -> Result<CudaRuntime> {
+        let n = cuda.device_count()?;
+        if n == 0 {
+            return Err(Error::Gpu("the CUDA runtime sees no GPU (check CUDA_VISIBLE_DEVICES and the driver)".into()));
+        }
+        let mut ctx: *mut c_void = std::ptr::null_mut();
+        // SAFETY: cuInit is idempotent; cuCtxGetCurrent writes one pointer.
+        let has_ctx = unsafe { (cuda.drv.init)(0) == 0 && (cuda.drv.ctx_get_current)(&mut ctx) == 0 && !ctx.is_null() };
+        let (device, how_chosen) = if has_ctx {
+            let mut d = 0;
+            // SAFETY: writes one int.
+            cuda.check("cudaGetDevice", unsafe { (cuda.rt.get_device)(&mut d) })?;
+            (d, "the program's current device")
+        } else {
+            let d = (local_rank % n) as c_int;
+            // SAFETY: a valid ordinal.
+            cuda.check(&format!("cudaSetDevice({d})"), unsafe { (cuda.rt.set_device)(d) })?;
+            (d, "local rank modulo the GPU count")
+        };
+        let mut peers_unreachable = Vec::new();
+        for peer in (0..n as c_int).filter(|p| *p != device) {
+            let mut can = 0;
+            // SAFETY: writes one int.
+            cuda.check("cudaDeviceCanAccessPeer", unsafe { (cuda.rt.device_can_access_peer)(&mut can, device, peer) })?;
+            if can == 0 {
+                peers_unreachable.push(peer);
+                continue;
+            }
+            // SAFETY: both are valid ordinals.
+            let rc = unsafe { (cuda.rt.device_enable_peer_access)(peer, 0) };
+            if rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+                cuda.clear_error();
+            } else {
+                cuda.check(&format!("cudaDeviceEnablePeerAccess({peer})"), rc)?;
+            }
+        }
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        cuda.check("cudaStreamCreateWithFlags", unsafe {
+            (cuda.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
+        })?;
+        Ok(CudaRuntime {
+            cuda: Arc::new(cuda),
+            host: HostRuntime::new(),
+            device,
+            how_chosen,
+            stream: stream as usize,
+            n_devices: n,
+            peers_unreachable,
+        })
+    }
+
+    fn stream(&self) -> Stream {
+        self.stream as Stream
+    }
+
+    fn sync_stream(&self, call: &str) -> Result<()> {
+        // SAFETY: our stream.
+        self.cuda.check(call, unsafe { (self.cuda.rt.stream_synchronize)(self.stream()) })
+    }
+
+    /// `cudaMalloc` of `len` bytes, zeroed, freed with `cudaFree` when the segment drops.
+    fn malloc(&self, len: usize, handle: bool) -> Result<Segment> {
+        let c = &self.cuda;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        c.check(&format!("cudaMalloc({len} bytes) on GPU {}", self.device), unsafe { (c.rt.malloc)(&mut p, len) })?;
+        let keep = Arc::clone(c);
+        let free: Box<dyn FnOnce(*mut u8, usize) + Send + Sync> = Box::new(move |base, _| {
+            // SAFETY: `base` came from cudaMalloc and is freed once.
+            unsafe { (keep.rt.free)(base.cast()) };
+        });
+        let mut h = IpcMemHandle { reserved: [0; IPC_HANDLE_BYTES] };
+        if handle {
+            // SAFETY: `p` is the base of a cudaMalloc allocation.
+            if let Err(e) = c.check("cudaIpcGetMemHandle", unsafe { (c.rt.ipc_get_mem_handle)(&mut h, p) }) {
+                // SAFETY: freeing what we just allocated.
+                unsafe { (c.rt.free)(p) };
+                return Err(e);
+            }
+        }
+        let seg = Segment::new(p.cast(), len, if handle { h.reserved.to_vec() } else { Vec::new() }, free);
+        // SAFETY: the whole allocation.
+        unsafe { self.fill(seg.base, 0, len)? };
+        Ok(seg)
+    }
+}
+
+impl GpuRuntime for CudaRuntime {
+    fn platform(&self) -> Platform {
+        Platform::Nvidia
+    }
+
+    fn describe(&self) -> String {
+        let mut s = format!(
+            "nvidia platform ({}, {}; GPU {} of {}: {}, chosen as {})",
+            self.cuda.lib_name,
+            self.cuda.versions(),
+            self.device,
+            self.n_devices,
+            self.cuda.device_name(self.device),
+            self.how_chosen
+        );
+        if !self.peers_unreachable.is_empty() {
+            s.push_str(&format!("; no peer access to GPU(s) {:?}", self.peers_unreachable));
+        }
+        s
+    }
+
+    fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
+        self.host.create_segment(name, len)
+    }
+
+    fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
+        self.host.open_peer_segment(handle, len)
+    }
+
+    fn seal_segment(&self, own: &Segment) -> Result<()> {
+        self.host.seal_segment(own)
+    }
+
+    fn discard_segment_name(&self, name: &str) {
+        self.host.discard_segment_name(name)
+    }
+
+    fn separate_device_segment(&self) -> bool {
+        true
+    }
+
+    fn create_device_segment(&self, len: usize) -> Result<Segment> {
+        self.malloc(len, true)
+    }
+
+    fn open_peer_device_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
+        let c = &self.cuda;
+        let h = IpcMemHandle {
+            reserved: handle.try_into().map_err(|_| {
+                Error::Gpu(format!("a peer's CUDA IPC handle has {} bytes, not {IPC_HANDLE_BYTES}", handle.len()))
+            })?,
+        };
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer; the handle came from a peer's cudaIpcGetMemHandle.
+        c.check("cudaIpcOpenMemHandle of a peer's heap", unsafe {
+            (c.rt.ipc_open_mem_handle)(&mut p, h, CUDA_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+        })?;
+        let keep = Arc::clone(c);
+        Ok(Segment::new(
+            p.cast(),
+            len,
+            handle.to_vec(),
+            Box::new(move |base, _| {
+                // SAFETY: `base` came from cudaIpcOpenMemHandle and is closed once.
+                unsafe { (keep.rt.ipc_close_mem_handle)(base.cast()) };
+            }),
+        ))
+    }
+
+    fn alloc_device(&self, len: usize) -> Result<Option<Segment>> {
+        self.malloc(len, false).map(Some)
+    }
+
+    /// `cudaMemcpy` (direction inferred), then a synchronisation of the legacy default stream:
+    /// host-to-device copies from pageable memory and device-to-device copies may still be in
+    /// flight when `cudaMemcpy` returns, and host RMA is complete when it returns.
+    unsafe fn copy(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let c = &self.cuda;
+        // SAFETY: the caller's contract.
+        c.check("cudaMemcpy", unsafe { (c.rt.memcpy)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT) })?;
+        // SAFETY: the legacy default stream.
+        c.check("cudaStreamSynchronize", unsafe { (c.rt.stream_synchronize)(std::ptr::null_mut()) })
+    }
+
+    unsafe fn fill(&self, dst: *mut u8, byte: u8, len: usize) -> Result<()> {
+        let c = &self.cuda;
+        // SAFETY: the caller's contract; our stream.
+        c.check("cudaMemsetAsync", unsafe { (c.rt.memset_async)(dst.cast(), byte as c_int, len, self.stream()) })?;
+        self.sync_stream("cudaStreamSynchronize after cudaMemsetAsync")
+    }
+
+    unsafe fn upload(&self, dst: *mut u8, src: &[u8]) -> Result<()> {
+        let c = &self.cuda;
+        // SAFETY: the caller's contract; our stream.
+        c.check("cudaMemcpyAsync (device tables)", unsafe {
+            (c.rt.memcpy_async)(dst.cast(), src.as_ptr().cast(), src.len(), CUDA_MEMCPY_DEFAULT, self.stream())
+        })?;
+        self.sync_stream("cudaStreamSynchronize after cudaMemcpyAsync")
+    }
+
+    unsafe fn module_global_copy(
+        &self,
+        module: *mut c_void,
+        stream: *mut c_void,
+        name: &str,
+        src: *const u8,
+        len: usize,
+    ) -> Result<bool> {
+        let c = &self.cuda;
+        let cname = CString::new(name).map_err(|_| Error::invalid("global name has a NUL byte"))?;
+        let (mut dptr, mut bytes): (CuDevicePtr, usize) = (0, 0);
+        // SAFETY: `module` is the caller's CUmodule; writes a pointer and a size.
+        let rc = unsafe { (c.drv.module_get_global)(&mut dptr, &mut bytes, module, cname.as_ptr()) };
+        if rc == CU_ERROR_NOT_FOUND {
+            return Ok(false);
+        }
+        c.check_drv(&format!("cuModuleGetGlobal_v2({name})"), rc)?;
+        if bytes != len {
+            return Err(Error::invalid(format!(
+                "the module's {name} has {bytes} bytes where {len} are expected: was it built against another \
+                 rocSHMEM device library?"
+            )));
+        }
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        // SAFETY: both are device addresses of `len` bytes; stream-ordered, no synchronisation.
+        let rc = unsafe { (c.drv.memcpy_dtod_async)(dptr, src as CuDevicePtr, len, stream) };
+        c.check_drv(&format!("cuMemcpyDtoDAsync_v2 into {name}"), rc)?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abi_sizes_and_versions() {
+        assert_eq!(std::mem::size_of::<IpcMemHandle>(), 64);
+        assert_eq!(version(13000), "13.0");
+        assert_eq!(version(12080), "12.8");
+        assert_eq!(cstr(std::ptr::null()), "unknown error");
+    }
+
+    #[test]
+    fn load_fails_cleanly_or_works() {
+        // Here (no CUDA) loading fails with a message naming the libraries; on a GPU machine it
+        // loads and describes what it found.
+        match Cuda::load() {
+            Err(e) => assert!(e.to_string().contains("libcudart"), "{e}"),
+            Ok(c) => assert!(c.summary().starts_with("nvidia:")),
+        }
+    }
+}

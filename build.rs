@@ -108,4 +108,7 @@ fn main() {
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));
+    // The library's own calls bind to its own functions: a program that defines a symbol of the
+    // same name (nvcc emits host stubs named like device functions) cannot hijack them.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
 }

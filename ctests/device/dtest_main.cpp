@@ -364,7 +364,9 @@ int main(int argc, char **argv) {
   test = "setup";
   kerr = static_cast<dt_u64 *>(alloc(DT_KERR_WORDS * sizeof(dt_u64)));
   dev_zero(kerr, DT_KERR_WORDS * sizeof(dt_u64));
-  int *fails = static_cast<int *>(alloc(sizeof(int)));
+  // Each PE's failure count, gathered on PE 0 with host puts (host atomics are not available
+  // on every platform: the NVIDIA heap is GPU memory).
+  int *fails = static_cast<int *>(alloc(sizeof(int) * size_t(npes)));
   seed = agree_seed();
   if (me == 0) {
     printf("rocshmem_device_tests: %d PE(s), -w %u -z %u -s %zu%s, wave size %u, seed 0x%" PRIx64
@@ -389,7 +391,7 @@ int main(int argc, char **argv) {
   for (const DtTest *t : run) {
     test = t->name;
     nfail = 0;
-    dev_zero(fails, sizeof(int));
+    dev_zero(fails, sizeof(int) * size_t(npes));
     barrier();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -397,10 +399,13 @@ int main(int argc, char **argv) {
     barrier();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     int mine = nfail > 0x7fffffff ? 0x7fffffff : (int)nfail;
-    if (mine) rocshmem_int_atomic_add(fails, mine, 0);
+    rocshmem_int_p(fails + me, mine, 0);
     barrier();
-    int all = 0;
-    to_host(&all, fails, sizeof all);
+    std::vector<int> each(size_t(npes), 0);
+    to_host(each.data(), fails, sizeof(int) * size_t(npes));
+    long long sum = 0;
+    for (int v : each) sum += v;
+    int all = sum > 0x7fffffff ? 0x7fffffff : (int)sum;
     barrier();
     if (me == 0) {
       double secs = double(t1.tv_sec - t0.tv_sec) + double(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -31,26 +31,20 @@
 
 #define ROCSHMEM_GPU_GLOBAL __attribute__((used, visibility("default")))
 
-namespace rocshmem {
-
+// Defined at global scope: the header declares them (extern "C") inside namespace rocshmem,
+// which names the same objects, but nvcc's registration stub refers to them as ::NAME.
 extern "C" {
-ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_team_t ROCSHMEM_TEAM_WORLD = nullptr;
+ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_team_t ROCSHMEM_TEAM_SHARED = nullptr;
 }
-
-namespace device {
-extern "C" {
-ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_team_t ROCSHMEM_TEAM_WORLD = nullptr;
-ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem_team_t ROCSHMEM_TEAM_SHARED = nullptr;
-}
-}  // namespace device
 
 static_assert(sizeof(ROCSHMEM_CTX_DEFAULT) == 16, "ROCSHMEM_CTX_DEFAULT is 16 bytes (upstream)");
-static_assert(sizeof(device::ROCSHMEM_TEAM_WORLD) == 8, "ROCSHMEM_TEAM_WORLD is 8 bytes (upstream)");
-static_assert(sizeof(device::ROCSHMEM_TEAM_SHARED) == 8, "ROCSHMEM_TEAM_SHARED is 8 bytes (upstream)");
+static_assert(sizeof(ROCSHMEM_TEAM_WORLD) == 8, "ROCSHMEM_TEAM_WORLD is 8 bytes (upstream)");
+static_assert(sizeof(ROCSHMEM_TEAM_SHARED) == 8, "ROCSHMEM_TEAM_SHARED is 8 bytes (upstream)");
 
-}  // namespace rocshmem
-
-#if defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__)
+#if (defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__)) || (defined(__CUDACC__) && !defined(__CUDA_ARCH__))
+// The host pass (on NVIDIA, HIP's names come from include/rocshmem/compat).
 #include <hip/hip_runtime.h>
 
 #include <stdio.h>
@@ -74,12 +68,11 @@ int set_one(const void *symbol, void *shadow, const void *src, size_t bytes, con
 extern "C" __attribute__((visibility("default"))) int rocshmemi_device_globals_set(const void *ctx16,
                                                                                    const void *world8,
                                                                                    const void *shared8) {
-  using namespace rocshmem;
   // On the host, &X of a __device__ variable is its host shadow, which is also the symbol
   // handle HIP's hipMemcpyToSymbol(const void *) maps to the device copy (every HIP version).
-  int rc = set_one(&ROCSHMEM_CTX_DEFAULT, &ROCSHMEM_CTX_DEFAULT, ctx16, 16, "ROCSHMEM_CTX_DEFAULT");
-  rc |= set_one(&device::ROCSHMEM_TEAM_WORLD, &device::ROCSHMEM_TEAM_WORLD, world8, 8, "ROCSHMEM_TEAM_WORLD");
-  rc |= set_one(&device::ROCSHMEM_TEAM_SHARED, &device::ROCSHMEM_TEAM_SHARED, shared8, 8, "ROCSHMEM_TEAM_SHARED");
+  int rc = set_one(&::ROCSHMEM_CTX_DEFAULT, &::ROCSHMEM_CTX_DEFAULT, ctx16, 16, "ROCSHMEM_CTX_DEFAULT");
+  rc |= set_one(&::ROCSHMEM_TEAM_WORLD, &::ROCSHMEM_TEAM_WORLD, world8, 8, "ROCSHMEM_TEAM_WORLD");
+  rc |= set_one(&::ROCSHMEM_TEAM_SHARED, &::ROCSHMEM_TEAM_SHARED, shared8, 8, "ROCSHMEM_TEAM_SHARED");
   return rc == 0 ? 0 : -1;
 }
 #endif  // HIP host pass

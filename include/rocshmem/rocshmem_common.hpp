@@ -114,8 +114,22 @@ extern rocshmem_team_t ROCSHMEM_TEAM_WORLD;
 extern rocshmem_team_t ROCSHMEM_TEAM_SHARED;
 }  // namespace host
 
+#if ROCSHMEM_GPU_COMPILE
+/* GPU programs: the team handles are device globals (unmangled, 8 bytes, as upstream), which
+ * kernels read; host code reads their host shadows. The device library defines them and fills
+ * both at init (device/src/gpu_globals.cpp). */
+namespace device {
+extern "C" {
+extern __device__ rocshmem_team_t ROCSHMEM_TEAM_WORLD;
+extern __device__ rocshmem_team_t ROCSHMEM_TEAM_SHARED;
+}
+}  // namespace device
+using device::ROCSHMEM_TEAM_SHARED;
+using device::ROCSHMEM_TEAM_WORLD;
+#else
 using host::ROCSHMEM_TEAM_SHARED;
 using host::ROCSHMEM_TEAM_WORLD;
+#endif
 
 const rocshmem_team_t ROCSHMEM_TEAM_INVALID = nullptr;
 

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Runs ON the NVIDIA GPU machine (no Rust there): builds the device library and the device
+# functional tests with nvcc against a Rust core built on another machine, runs them on 2 GPUs
+# (one PE each) under rocshmem-run and mpirun, and writes a pass/fail table.
+#   scripts/gpu-nvidia.sh <core dir> [out dir]
+# <core dir> holds librocshmem.so, librocshmem.a, rocshmem-run and rocshmem_info (cargo's
+# release folder, copied); the table goes to <out dir>/gpu-table.md.
+set -u
+CORE=$(cd "${1:?core dir}" && pwd)
+OUTDIR=${2:-.}
+cd "$(dirname "$0")/.."
+BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+# Never NVLink multicast on the lent machines.
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+echo "== configure (nvcc: $NVCC, core: $CORE)"
+cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >"$OUTDIR/configure.log" 2>&1 ||
+  { tail -30 "$OUTDIR/configure.log"; exit 1; }
+echo "== build"
+start=$(date +%s)
+cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu >"$OUTDIR/build.log" 2>&1 ||
+  { grep -E "error|Error" "$OUTDIR/build.log" | head -40; exit 1; }
+echo "built in $(($(date +%s) - start)) s"
+echo "== tests (label gpu${ROCSHMEM_GPU_TESTS:+, -R $ROCSHMEM_GPU_TESTS})"
+ctest --test-dir "$BUILD" -L gpu ${ROCSHMEM_GPU_TESTS:+-R "$ROCSHMEM_GPU_TESTS"} --timeout 180 \
+  --output-on-failure >"$OUTDIR/ctest.log" 2>&1
+rc=$?
+{
+  echo "| test | result | seconds |"
+  echo "|---|---|---|"
+  sed -n 's/.*Test *#[0-9]*: \([^ ]*\) \.*[* ]*\(Passed\|Failed\|Timeout\|\*\*\*Failed\|Not Run\)[^0-9]*\([0-9.]*\) sec.*/| \1 | \2 | \3 |/p' "$OUTDIR/ctest.log"
+} >"$OUTDIR/gpu-table.md"
+cat "$OUTDIR/gpu-table.md"
+grep -E "tests passed|tests failed" "$OUTDIR/ctest.log"
+exit $rc

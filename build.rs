@@ -5,6 +5,8 @@
 //! its text changes, so a clean checkout builds without touching anything, and CI's
 //! `git diff --exit-code` after a build catches a stale generated file.
 
+#[path = "device/amd_build.rs"]
+mod amd_build;
 #[path = "codegen/mod.rs"]
 mod codegen;
 
@@ -111,4 +113,7 @@ fn main() {
     // The library's own calls bind to its own functions: a program that defines a symbol of the
     // same name (nvcc emits host stubs named like device functions) cannot hijack them.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
+
+    // 5. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD).
+    amd_build::build(&root, &out);
 }

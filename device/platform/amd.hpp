@@ -228,7 +228,14 @@ ROCSHMEM_DEV_INLINE uint64_t clock_ns() {
   return __builtin_readsteadycounter() * 10;
 #elif defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1103__) || \
     defined(__gfx1150__) || defined(__gfx1151__)
-  return __builtin_amdgcn_s_sendmsg_rtnl(0x83) * 10;  // gfx11 has no s_memrealtime: MSG_RTN_GET_REALTIME
+  // gfx11 has no s_memrealtime: MSG_RTN_GET_REALTIME (the builtin needs clang >= 17).
+#if __has_builtin(__builtin_amdgcn_s_sendmsg_rtnl)
+  return __builtin_amdgcn_s_sendmsg_rtnl(0x83) * 10;
+#else
+  uint64_t t;
+  __asm__ volatile("s_sendmsg_rtn_b64 %0, sendmsg(MSG_RTN_GET_REALTIME)\n\ts_waitcnt lgkmcnt(0)" : "=s"(t));
+  return t * 10;
+#endif
 #else
   return __builtin_amdgcn_s_memrealtime() * 10;
 #endif

@@ -55,7 +55,14 @@
 /* 16-bit floats with upstream's layout (one unsigned short), when HIP does not provide them. */
 #if ROCSHMEM_GPU_COMPILE
 #include <hip/hip_fp16.h>
+#if __has_include(<hip/hip_bf16.h>)
 #include <hip/hip_bf16.h>
+#else
+/* HIP < 5.7 has no hip_bf16.h: upstream's layout (one unsigned short). */
+struct __hip_bfloat16 {
+  unsigned short data;
+};
+#endif
 #elif !defined(HIP_INCLUDE_HIP_HIP_FP16_H) && !defined(ROCSHMEM_HAVE_HIP_HALF)
 struct __half {
   unsigned short __x;

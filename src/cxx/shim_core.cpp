@@ -20,7 +20,9 @@ bool rocshmemi_initialized();
 #if !ROCSHMEM_GPU_COMPILE
 // On the host platform the "device" globals are ordinary host variables.
 extern "C" {
-rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
+// Weak: a GPU program linking librocshmem_device.a statically carries the host shadow of the
+// device global of the same name, which then is the one.
+__attribute__((weak)) rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
 }
 rocshmem_ctx_t ROCSHMEM_CTX_INVALID = {nullptr, nullptr};
 #endif

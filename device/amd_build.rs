@@ -1,0 +1,526 @@
+//! The AMD GPU device library, built by build.rs when hipcc or a HIP-capable clang is present.
+//!
+//! Products, in `OUT_DIR/amd/` (each announced with one `cargo:warning` line):
+//! - `librocshmem_device.a`: relocatable device code (`-fgpu-rdc`) of every source for every
+//!   arch of the HIP compiler, plus the host glue `rocshmemi_device_globals_set`
+//!   (device/src/gpu_globals.cpp). Applications link it with `hipcc -fgpu-rdc --hip-link`.
+//! - `librocshmem_device_<arch>.bc` per arch: device-only LLVM bitcode (what upstream's
+//!   cmake/DeviceBitcode.cmake makes for Triton and other JIT users): every source compiled with
+//!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc`, `llvm-link`ed, then `opt -O3`. It keeps
+//!   the 578 unmangled extern "C" entry points (device/gen/bitcode_api.cpp, marked `used`) and
+//!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
+//!
+//! Sources: device/gen/*.cpp (generated entry points over the templates of device/src/) and
+//! device/src/gpu_globals.cpp.
+//!
+//! Compiler: `$HIPCC` or `hipcc` (its clang is read from `HIPCC_VERBOSE=1` output, with the ROCm
+//! path, device-library path and HIP version it passes), or `$ROCSHMEM_HIP_CLANG`; newer
+//! `clang++-N` on PATH are extra candidates for arches hipcc's clang does not know (those get the
+//! bitcode only: one fat archive needs one compiler). LLVM tools (llvm-link, opt, llvm-ar) are
+//! the ones of the chosen clang's version.
+//!
+//! Arches: `ROCSHMEM_GPU_TARGETS`, else `GPU_TARGETS` (`;`, `,` or space separated, feature
+//! suffixes such as `gfx90a:xnack-` allowed; the file name drops them), else upstream's default
+//! gfx90a, gfx942, gfx1100, gfx1201. An arch no compiler knows is skipped with one warning line.
+//!
+//! `ROCSHMEM_AMD`: `auto` builds when a HIP compiler is found (a failure is reported in warning
+//! lines and the rest of the build goes on: the host platform never depends on these products);
+//! `require` makes a missing compiler or a failed compile a build error (scripts/check-amd.sh);
+//! unset or `off` skips this step for now: three arches cost about 5 CPU-minutes on every
+//! build.rs run until the collectives compile faster (see docs/design.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DEFAULT_ARCHES: &[&str] = &["gfx90a", "gfx942", "gfx1100", "gfx1201"];
+
+/// A HIP-capable clang and the flags that point it at a HIP installation.
+#[derive(Clone, Debug)]
+struct Toolchain {
+    clang: PathBuf,
+    major: u32,
+    /// --rocm-path=..., --hip-device-lib-path=..., --hip-version=... (as hipcc passes them).
+    hip_flags: Vec<String>,
+    from_hipcc: bool,
+}
+
+fn warn(msg: &str) {
+    // cargo shows one line per cargo:warning; keep every message on one line.
+    println!("cargo:warning=rocshmem: {}", msg.replace('\n', " | "));
+}
+
+fn env(k: &str) -> Option<String> {
+    println!("cargo:rerun-if-env-changed={k}");
+    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return p.is_file().then_some(p);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+fn run_ok(cmd: &mut Command) -> Result<String, String> {
+    // The program and its source / bitcode inputs (the whole command is long).
+    let inputs: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a.ends_with(".cpp") || (a.ends_with(".bc") && !a.starts_with('-')))
+        .map(|a| Path::new(&a).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(a))
+        .collect();
+    let shown = format!("{} {}", cmd.get_program().to_string_lossy(), inputs.join(" "));
+    match cmd.output() {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let first: Vec<&str> = err.lines().filter(|l| l.contains("error")).take(3).collect();
+            let first = if first.is_empty() { err.lines().take(3).collect::<Vec<_>>() } else { first };
+            Err(format!("{shown} failed: {}", first.join(" | ")))
+        }
+        Err(e) => Err(format!("{shown}: {e}")),
+    }
+}
+
+fn clang_major(clang: &Path) -> Option<u32> {
+    let out = Command::new(clang).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let i = text.find("clang version ")? + "clang version ".len();
+    text[i..].split('.').next()?.trim().parse().ok()
+}
+
+/// hipcc's clang and HIP flags, read from the command hipcc runs (HIPCC_VERBOSE=1).
+fn from_hipcc(hipcc: &Path, work: &Path) -> Option<Toolchain> {
+    let probe = work.join("probe.hip");
+    std::fs::write(&probe, "__attribute__((device)) int rocshmem_probe;\n").ok()?;
+    let out = Command::new(hipcc)
+        .env("HIPCC_VERBOSE", "1")
+        .args(["-x", "hip", "--cuda-device-only", "-nogpulib", "--offload-arch=gfx90a", "-c"])
+        .arg(&probe)
+        .arg("-o")
+        .arg(work.join("probe.o"))
+        .output()
+        .ok()?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let line = text.lines().find_map(|l| l.trim().strip_prefix("hipcc-cmd:"))?;
+    let mut words = line.split_whitespace().map(|w| w.trim_matches('"').to_string());
+    let clang = PathBuf::from(words.next()?);
+    let mut hip_flags = Vec::new();
+    for w in words {
+        for key in ["--rocm-path=", "--hip-device-lib-path=", "--hip-version="] {
+            if let Some(v) = w.strip_prefix(key) {
+                hip_flags.push(format!("{key}{}", v.trim_matches('"')));
+            }
+        }
+    }
+    let major = clang_major(&clang)?;
+    Some(Toolchain { clang, major, hip_flags, from_hipcc: true })
+}
+
+/// The HIP installation flags for a clang that does not come through hipcc: those of the hipcc
+/// toolchain when there is one (its headers and device libraries), else clang's own search.
+fn other_clang(clang: PathBuf, base: Option<&Toolchain>) -> Option<Toolchain> {
+    let major = clang_major(&clang)?;
+    let hip_flags = base.map(|b| b.hip_flags.clone()).unwrap_or_else(|| {
+        let mut f = Vec::new();
+        if let Some(r) = env("ROCM_PATH") {
+            f.push(format!("--rocm-path={r}"));
+        }
+        if let Some(d) = find_device_libs() {
+            f.push(format!("--hip-device-lib-path={}", d.display()));
+        }
+        f
+    });
+    Some(Toolchain { clang, major, hip_flags, from_hipcc: false })
+}
+
+/// ROCm device libraries (ockl.bc ...): ROCm's and Debian's (rocm-device-libs) places.
+fn find_device_libs() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for k in ["HIP_DEVICE_LIB_PATH", "ROCSHMEM_DEVICE_LIB_PATH"] {
+        if let Some(v) = env(k) {
+            dirs.push(v.into());
+        }
+    }
+    for r in [env("ROCM_PATH").unwrap_or_default(), "/opt/rocm".into(), "/usr".into()] {
+        if !r.is_empty() {
+            dirs.push(Path::new(&r).join("amdgcn/bitcode"));
+            dirs.push(Path::new(&r).join("lib/amdgcn/bitcode"));
+            dirs.push(Path::new(&r).join("lib/x86_64-linux-gnu/amdgcn/bitcode"));
+        }
+    }
+    for llvm in std::fs::read_dir("/usr/lib").into_iter().flatten().flatten() {
+        let clang_dir = llvm.path().join("lib/clang");
+        for v in std::fs::read_dir(&clang_dir).into_iter().flatten().flatten() {
+            dirs.push(v.path().join("lib/amdgcn/bitcode"));
+        }
+    }
+    dirs.into_iter().find(|d| d.join("ockl.bc").is_file())
+}
+
+/// An LLVM tool of the clang's version: next to the (resolved) clang, else `tool-N` on PATH.
+fn llvm_tool(tc: &Toolchain, tool: &str) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(&tc.clang).unwrap_or_else(|_| tc.clang.clone());
+    for dir in [real.parent(), tc.clang.parent()].into_iter().flatten() {
+        if dir.join(tool).is_file() {
+            return Some(dir.join(tool));
+        }
+    }
+    which(&format!("{tool}-{}", tc.major)).or_else(|| {
+        // ROCm: /opt/rocm/llvm/bin next to /opt/rocm/bin/hipcc's clang.
+        Some(PathBuf::from(format!("/usr/lib/llvm-{}/bin/{tool}", tc.major))).filter(|p| p.is_file())
+    })
+}
+
+/// Does this clang know `arch` (a target id such as gfx90a or gfx90a:xnack-)?
+fn knows_arch(tc: &Toolchain, arch: &str, work: &Path) -> bool {
+    let probe = work.join("empty.hip");
+    let _ = std::fs::write(&probe, "\n");
+    Command::new(&tc.clang)
+        .args(["-x", "hip", "--cuda-device-only", "-nogpulib", "-nogpuinc", "-emit-llvm", "-c"])
+        .arg(format!("--offload-arch={arch}"))
+        .arg(&probe)
+        .arg("-o")
+        .arg(work.join("empty.bc"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Device libraries are linked (as hipcc does) when they exist for every arch of the compile;
+/// otherwise -nogpulib (the consumer's link supplies ockl/ocml, as Triton does).
+fn device_lib_flags(tc: &Toolchain, arches: &[String]) -> Vec<String> {
+    let lib_dir = tc.hip_flags.iter().find_map(|f| f.strip_prefix("--hip-device-lib-path=")).map(PathBuf::from);
+    let have = |a: &String| {
+        let name = a.split(':').next().unwrap_or(a).trim_start_matches("gfx");
+        lib_dir.as_ref().is_some_and(|d| d.join(format!("oclc_isa_version_{name}.bc")).is_file())
+    };
+    let mut f = tc.hip_flags.clone();
+    if !arches.iter().all(have) {
+        f.retain(|x| !x.starts_with("--hip-device-lib-path="));
+        f.push("-nogpulib".into());
+    }
+    f
+}
+
+fn arch_list() -> Vec<String> {
+    let raw = env("ROCSHMEM_GPU_TARGETS").or_else(|| env("GPU_TARGETS"));
+    let mut v: Vec<String> = match raw {
+        Some(r) => r.split([';', ',', ' ']).map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect(),
+        None => DEFAULT_ARCHES.iter().map(|s| s.to_string()).collect(),
+    };
+    v.dedup();
+    v
+}
+
+fn file_arch(arch: &str) -> &str {
+    arch.split(':').next().unwrap_or(arch)
+}
+
+fn jobs() -> usize {
+    std::env::var("NUM_JOBS").ok().and_then(|v| v.parse().ok()).unwrap_or(4usize).max(1)
+}
+
+/// Runs the jobs on up to `n` threads; returns the first error.
+fn parallel(jobs: Vec<Command>, n: usize) -> Result<(), String> {
+    let queue = std::sync::Mutex::new(jobs);
+    let errors = std::sync::Mutex::new(Vec::<String>::new());
+    std::thread::scope(|s| {
+        for _ in 0..n {
+            s.spawn(|| {
+                loop {
+                    let Some(mut cmd) = queue.lock().unwrap().pop() else { break };
+                    if let Err(e) = run_ok(&mut cmd) {
+                        errors.lock().unwrap().push(e);
+                    }
+                }
+            });
+        }
+    });
+    match errors.into_inner().unwrap().into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn sources(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("device/gen"))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cpp")).collect())
+        .unwrap_or_default();
+    v.sort();
+    v.push(root.join("device/src/gpu_globals.cpp"));
+    v
+}
+
+fn common_flags(root: &Path) -> Vec<String> {
+    vec![
+        "-x".into(),
+        "hip".into(),
+        "-std=c++17".into(),
+        "-O3".into(),
+        "-fgpu-rdc".into(),
+        "-fvisibility=default".into(),
+        format!("-I{}", root.join("include").display()),
+        format!("-I{}", root.join("device/include").display()),
+    ]
+}
+
+/// One arch's bitcode: compile every source device-only (front end only, as upstream's
+/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
+/// library), llvm-link, opt -O3.
+fn build_bitcode(
+    tc: &Toolchain,
+    root: &Path,
+    work: &Path,
+    arch: &str,
+    dest: &Path,
+    slots: usize,
+) -> Result<(), String> {
+    let (link, opt) = match (llvm_tool(tc, "llvm-link"), llvm_tool(tc, "opt")) {
+        (Some(l), Some(o)) => (l, o),
+        _ => return Err(format!("llvm-link / opt of clang {} not found (install llvm-{})", tc.major, tc.major)),
+    };
+    let dir = work.join(format!("bc-{}", file_arch(arch)));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut jobs = Vec::new();
+    let mut parts = Vec::new();
+    for src in sources(root) {
+        let bc = dir.join(src.file_stem().unwrap()).with_extension("bc");
+        let mut c = Command::new(&tc.clang);
+        c.args(common_flags(root))
+            .args(device_lib_flags(tc, &[arch.to_string()]))
+            .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
+            .arg(format!("--offload-arch={arch}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc);
+        jobs.push(c);
+        parts.push(bc);
+    }
+    parallel(jobs, slots)?;
+    let linked = dir.join("linked.bc");
+    run_ok(Command::new(&link).args(&parts).arg("-o").arg(&linked))?;
+    // The archive's device part: the same without the `used` extern "C" entry points (which are
+    // for JIT users, as upstream keeps them out of librocshmem.a), and not optimised yet: the
+    // application's -fgpu-rdc device link (LTO) then optimises and code-generates only what
+    // the program uses, instead of the whole library for every arch.
+    // It keeps clang's default device visibility (hidden; the JIT bitcode has default, as
+    // upstream's): the device link is a shared object, so default-visibility functions would
+    // all be exported, kept and code-generated in every application (minutes per arch).
+    let mut jobs = Vec::new();
+    let mut rdc_parts = Vec::new();
+    for src in sources(root).into_iter().filter(|p| !p.ends_with("bitcode_api.cpp")) {
+        let bc = dir.join(format!("rdc-{}.bc", src.file_stem().unwrap().to_string_lossy()));
+        let mut c = Command::new(&tc.clang);
+        c.args(common_flags(root).into_iter().filter(|f| f != "-fvisibility=default"))
+            .args(device_lib_flags(tc, &[arch.to_string()]))
+            .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
+            .arg(format!("--offload-arch={arch}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc);
+        jobs.push(c);
+        rdc_parts.push(bc);
+    }
+    parallel(jobs, slots)?;
+    run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
+    run_ok(
+        Command::new(&opt)
+            .args(["-O3", "-mtriple=amdgcn-amd-amdhsa"])
+            .arg(format!("-mcpu={}", file_arch(arch)))
+            .arg(&linked)
+            .arg("-o")
+            .arg(dest),
+    )?;
+    Ok(())
+}
+
+/// librocshmem_device.a: one relocatable (-fgpu-rdc) fat object, as `clang -fgpu-rdc -c` makes
+/// it, whose device part for each arch is that arch's library bitcode (every source but the JIT
+/// entry points of bitcode_api.cpp, linked, not yet optimised) and whose host part is gpu_globals.cpp's host pass (variable registration, host shadows,
+/// rocshmemi_device_globals_set; the other sources have no host-side code). The bundler command
+/// is the one the clang itself would run (read with -###), so the target-id spelling matches.
+fn build_archive(
+    tc: &Toolchain,
+    root: &Path,
+    work: &Path,
+    arches: &[String],
+    bitcode: &[(String, PathBuf)],
+    dest: &Path,
+) -> Result<(), String> {
+    let ar = llvm_tool(tc, "llvm-ar").or_else(|| which("ar")).ok_or("no llvm-ar / ar found")?;
+    let dir = work.join("rdc");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let src = root.join("device/src/gpu_globals.cpp");
+    let host = dir.join("gpu_globals-host.o");
+    let obj = dir.join("rocshmem_device.o");
+    let mut base = Command::new(&tc.clang);
+    base.args(common_flags(root)).args(device_lib_flags(tc, arches)).args(["-fPIC", "-c"]);
+    for a in arches {
+        base.arg(format!("--offload-arch={a}"));
+    }
+    let with = |extra: &[&str], out: &Path| {
+        let mut c = Command::new(base.get_program());
+        c.args(base.get_args()).args(extra).arg(&src).arg("-o").arg(out);
+        c
+    };
+    run_ok(&mut with(&["--cuda-host-only"], &host))?;
+    // The bundling step clang would run for this compile.
+    let plan = with(&["-###"], &obj).output().map_err(|e| e.to_string())?;
+    let plan = String::from_utf8_lossy(&plan.stderr).into_owned();
+    let line =
+        plan.lines().find(|l| l.contains("clang-offload-bundler")).ok_or("clang -### shows no offload bundler")?;
+    let words: Vec<String> = line.split("\" \"").map(|w| w.trim().trim_matches('"').to_string()).collect();
+    let bundler = PathBuf::from(&words[0]);
+    let targets = words.iter().find_map(|w| w.strip_prefix("-targets=")).ok_or("no -targets in the bundler command")?;
+    let mut cmd = Command::new(&bundler);
+    cmd.arg("-type=o").arg(format!("-targets={targets}")).arg(format!("-output={}", obj.display()));
+    for t in targets.split(',') {
+        if t.starts_with("host-") {
+            cmd.arg(format!("-input={}", host.display()));
+        } else {
+            // hip-amdgcn-amd-amdhsa-<target id> (one or two dashes before it, by clang version)
+            let id = t.trim_start_matches("hip-amdgcn-amd-amdhsa").trim_start_matches('-');
+            let bc = bitcode
+                .iter()
+                .find(|(a, _)| a == id)
+                .map(|(_, p)| p)
+                .ok_or(format!("no bitcode for bundle target {t}"))?;
+            cmd.arg(format!("-input={}", bc.display()));
+        }
+    }
+    run_ok(&mut cmd)?;
+    let _ = std::fs::remove_file(dest);
+    run_ok(Command::new(&ar).arg("rcs").arg(dest).arg(&obj))?;
+    Ok(())
+}
+
+/// Builds the AMD products into `out/amd`. Never fails the build unless ROCSHMEM_AMD=require.
+pub fn build(root: &Path, out: &Path) {
+    let mode = env("ROCSHMEM_AMD").unwrap_or_else(|| "off".into()).to_ascii_lowercase();
+    if matches!(mode.as_str(), "off" | "0" | "no" | "false") {
+        warn("AMD device library skipped (set ROCSHMEM_AMD=auto or require to build it)");
+        return;
+    }
+    let require = matches!(mode.as_str(), "require" | "required" | "on" | "1");
+    let fail = |msg: String| {
+        if require {
+            panic!("rocshmem: AMD device library (ROCSHMEM_AMD=require): {msg}");
+        }
+        warn(&format!("AMD device library not built: {msg}"));
+    };
+    for k in ["HIPCC", "ROCSHMEM_HIP_CLANG", "PATH"] {
+        println!("cargo:rerun-if-env-changed={k}");
+    }
+    let work = out.join("amd");
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        return fail(format!("creating {}: {e}", work.display()));
+    }
+
+    // Compilers: hipcc's clang (or $ROCSHMEM_HIP_CLANG) first, then newer clang++-N for arches
+    // it does not know.
+    let hipcc = env("HIPCC")
+        .map(PathBuf::from)
+        .or_else(|| which("hipcc"))
+        .or_else(|| env("ROCM_PATH").map(|r| Path::new(&r).join("bin/hipcc")).filter(|p| p.is_file()))
+        .or_else(|| Some(PathBuf::from("/opt/rocm/bin/hipcc")).filter(|p| p.is_file()));
+    let primary = match env("ROCSHMEM_HIP_CLANG") {
+        Some(c) => {
+            let base = hipcc.as_deref().and_then(|h| from_hipcc(h, &work));
+            other_clang(PathBuf::from(c), base.as_ref())
+        }
+        None => hipcc.as_deref().and_then(|h| from_hipcc(h, &work)),
+    };
+    let Some(primary) = primary else {
+        if require {
+            panic!("rocshmem: ROCSHMEM_AMD=require but no hipcc / HIP clang found (set HIPCC or ROCSHMEM_HIP_CLANG)");
+        }
+        warn("AMD products skipped: no hipcc found (set HIPCC or ROCSHMEM_HIP_CLANG to build them)");
+        return;
+    };
+    let mut compilers = vec![primary.clone()];
+    for n in (primary.major + 1)..=30 {
+        if let Some(c) = which(&format!("clang++-{n}")).and_then(|c| other_clang(c, Some(&primary))) {
+            compilers.push(c);
+        }
+    }
+
+    // Which compiler builds which arch.
+    let mut bc_arches: Vec<(String, Toolchain)> = Vec::new();
+    let mut rdc_arches: Vec<String> = Vec::new();
+    let mut unknown = Vec::new();
+    for arch in arch_list() {
+        match compilers.iter().find(|tc| knows_arch(tc, &arch, &work)) {
+            Some(tc) => {
+                if tc.clang == primary.clang {
+                    rdc_arches.push(arch.clone());
+                }
+                bc_arches.push((arch, tc.clone()));
+            }
+            None => unknown.push(arch),
+        }
+    }
+    if !unknown.is_empty() {
+        let tried: Vec<String> = compilers.iter().map(|c| c.clang.display().to_string()).collect();
+        warn(&format!(
+            "AMD arches skipped, no compiler knows them: {} (tried {})",
+            unknown.join(", "),
+            tried.join(", ")
+        ));
+    }
+    let only_bc: Vec<&str> =
+        bc_arches.iter().filter(|(a, _)| !rdc_arches.contains(a)).map(|(a, _)| a.as_str()).collect();
+    if !only_bc.is_empty() {
+        warn(&format!(
+            "AMD arches in the bitcode only ({} does not know them; librocshmem_device.a needs one compiler): {}",
+            primary.clang.display(),
+            only_bc.join(", ")
+        ));
+    }
+    if bc_arches.is_empty() {
+        return fail("no arch to build".into());
+    }
+
+    // The arches are built side by side (opt of the whole library is the long step, one core
+    // each); each arch's compile jobs share the NUM_JOBS slots.
+    let per_arch = (jobs() / bc_arches.len()).max(1);
+    let results: Vec<(String, PathBuf, Result<(), String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = bc_arches
+            .iter()
+            .map(|(arch, tc)| {
+                let work = &work;
+                s.spawn(move || {
+                    let dest = work.join(format!("librocshmem_device_{}.bc", file_arch(arch)));
+                    let r = build_bitcode(tc, root, work, arch, &dest, per_arch);
+                    (arch.clone(), dest, r)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut built = Vec::new();
+    for ((arch, dest, r), (_, tc)) in results.into_iter().zip(&bc_arches) {
+        match r {
+            Ok(()) => {
+                warn(&format!("AMD device bitcode ({arch}, clang {}): {}", tc.major, dest.display()));
+                built.push((arch.clone(), work.join(format!("bc-{}", file_arch(&arch))).join("rdc.bc")));
+            }
+            // One arch failing (e.g. a builtin its clang lacks) does not cost the others.
+            Err(e) if require => panic!("rocshmem: AMD device bitcode for {arch} (ROCSHMEM_AMD=require): {e}"),
+            Err(e) => warn(&format!("AMD arch {arch} left out of every product, it does not compile: {e}")),
+        }
+    }
+    let rdc_arches: Vec<String> = rdc_arches.into_iter().filter(|a| built.iter().any(|(b, _)| b == a)).collect();
+    if !rdc_arches.is_empty() {
+        let dest = work.join("librocshmem_device.a");
+        match build_archive(&primary, root, &work, &rdc_arches, &built, &dest) {
+            Ok(()) => warn(&format!(
+                "AMD device library ({}, -fgpu-rdc{}): {}",
+                rdc_arches.join(", "),
+                if primary.from_hipcc { ", hipcc's clang" } else { "" },
+                dest.display()
+            )),
+            Err(e) => fail(format!("librocshmem_device.a: {e}")),
+        }
+    }
+}

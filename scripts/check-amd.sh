@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Builds the AMD device library (device/amd_build.rs) with Debian's HIP 5.2 and checks it:
+#  - every librocshmem_device_<arch>.bc defines each extern "C" name of the TSV rows
+#    `D(extern C, bitcode)` of ctests/data/rocshmem-api-names.tsv (unprefixed on GPUs; the host
+#    platform's copies carry rocshmemi_bc_), and the globals ROCSHMEM_CTX_DEFAULT (16 bytes),
+#    ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED (8 bytes each);
+#  - librocshmem_device.a holds device code for every built arch and the host glue
+#    rocshmemi_device_globals_set;
+#  - with CHECK_AMD_LINK=1, a user kernel (ctests/amd/link_kernel.cpp) compiles and device-links
+#    against it with -fgpu-rdc (slow: LTO of the library for every arch).
+# Exits non-zero on any miss. No AMD GPU is needed.
+#
+# Environment: ROCSHMEM_GPU_TARGETS (default "gfx90a;gfx908;gfx940"); AMD_OUT=<dir> checks an
+# existing OUT_DIR/amd instead of building.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export ROCSHMEM_GPU_TARGETS="${ROCSHMEM_GPU_TARGETS:-gfx90a;gfx908;gfx940}"
+LLVM=15   # HIP 5.2's clang (hipcc runs clang++-15 on Debian 12)
+
+# 1. Tools. Debian 12: hipcc (clang-15 comes with it), libamdhip64-dev, rocm-device-libs;
+#    llvm-15 has llvm-link-15 / opt-15 / llvm-nm-15 / llvm-dis-15 / llvm-extract-15 / llc-15 /
+#    llvm-ar-15; clang-tools-15 has clang-offload-bundler; lld-15 is the amdgcn linker;
+#    clang-16 / llvm-16 are the newer candidates (arches clang-15 does not know).
+need=()
+command -v hipcc >/dev/null || need+=(hipcc)
+[ -f /usr/include/hip/hip_runtime.h ] || [ -f /opt/rocm/include/hip/hip_runtime.h ] || need+=(libamdhip64-dev)
+compgen -G '/usr/lib/*/amdgcn/bitcode/ockl.bc' >/dev/null || [ -f /opt/rocm/amdgcn/bitcode/ockl.bc ] || need+=(rocm-device-libs)
+for t in llvm-link opt llvm-nm llvm-dis llvm-extract llc llvm-ar; do
+  command -v "$t-$LLVM" >/dev/null || { need+=("llvm-$LLVM"); break; }
+done
+command -v "clang-offload-bundler-$LLVM" >/dev/null || need+=("clang-tools-$LLVM")
+command -v "ld.lld-$LLVM" >/dev/null || need+=("lld-$LLVM")
+command -v clang++-16 >/dev/null || need+=(clang-16 llvm-16)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "check-amd: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+BUNDLER="clang-offload-bundler-$LLVM"
+
+# 2. Build (ROCSHMEM_AMD=require: a missing compiler or a failed compile fails the build).
+if [ -z "${AMD_OUT:-}" ]; then
+  echo "check-amd: cargo build with ROCSHMEM_GPU_TARGETS=$ROCSHMEM_GPU_TARGETS"
+  ROCSHMEM_AMD=require cargo build --target-dir "${CARGO_TARGET_DIR:-target}" 2>&1 | grep -E "warning: .*rocshmem: |^error|panicked" || true
+  AMD_OUT=$(ls -dt "${CARGO_TARGET_DIR:-target}"/debug/build/rocshmem-*/out/amd 2>/dev/null | head -1 || true)
+  [ -n "$AMD_OUT" ] || { echo "check-amd: FAIL: no target/debug/build/rocshmem-*/out/amd (build failed?)"; exit 1; }
+fi
+echo "check-amd: products in $AMD_OUT"
+
+fail=0
+names=$(mktemp); trap 'rm -rf "$names" "$names".d' EXIT
+awk -F'\t' '$2 == "D(extern C, bitcode)" { print $1 }' ctests/data/rocshmem-api-names.tsv | sort -u >"$names"
+want=$(wc -l <"$names")
+
+# 3. Each arch's bitcode.
+arches=$(echo "$ROCSHMEM_GPU_TARGETS" | tr ';, ' '\n\n\n' | sed 's/:.*//' | grep . | sort -u)
+built=()
+for arch in $arches; do
+  bc="$AMD_OUT/librocshmem_device_$arch.bc"
+  if [ ! -f "$bc" ]; then
+    echo "check-amd: $arch: no $bc (skipped by the build: see its warning lines)"
+    continue
+  fi
+  built+=("$arch")
+  "llvm-nm-$LLVM" --defined-only "$bc" | awk '$2 == "T" { print $3 }' | sort -u >"$names.d"
+  missing=$(comm -23 "$names" "$names.d")
+  have=$((want - $(printf '%s' "$missing" | grep -c . || true)))
+  echo "check-amd: $arch: $have / $want extern \"C\" bitcode entry points defined"
+  if [ -n "$missing" ]; then
+    echo "check-amd: FAIL: $arch misses: $(echo "$missing" | head -20 | tr '\n' ' ')"
+    fail=1
+  fi
+  # Globals: extract them, code-generate that small module, read the sizes from the ELF.
+  small="$names.d.bc"; obj="$names.d.o"
+  "llvm-extract-$LLVM" --glob=ROCSHMEM_CTX_DEFAULT --glob=ROCSHMEM_TEAM_WORLD --glob=ROCSHMEM_TEAM_SHARED "$bc" -o "$small" ||
+    { echo "check-amd: FAIL: $arch: the device globals are not all in the bitcode"; fail=1; continue; }
+  "llc-$LLVM" -O0 -filetype=obj -mtriple=amdgcn-amd-amdhsa -mcpu="$arch" "$small" -o "$obj"
+  for g in ROCSHMEM_CTX_DEFAULT:16 ROCSHMEM_TEAM_WORLD:8 ROCSHMEM_TEAM_SHARED:8; do
+    n=${g%%:*}; size=${g##*:}
+    hex=$("llvm-nm-$LLVM" -S --defined-only "$obj" | awk -v n="$n" '$4 == n { print $2 }')
+    got=""; [ -n "$hex" ] && got=$((16#$hex))
+    if [ "$got" = "$size" ]; then
+      echo "check-amd: $arch: global $n: $got bytes"
+    else
+      echo "check-amd: FAIL: $arch: global $n: ${got:-missing} bytes, want $size"
+      fail=1
+    fi
+  done
+done
+[ ${#built[@]} -gt 0 ] || { echo "check-amd: FAIL: no bitcode built"; fail=1; }
+
+# 4. The archive: code objects for every built arch, and the host glue.
+lib="$AMD_OUT/librocshmem_device.a"
+if [ ! -f "$lib" ]; then
+  echo "check-amd: FAIL: no $lib"
+  fail=1
+else
+  x="$names.d.ar"; rm -rf "$x"; mkdir -p "$x"
+  (cd "$x" && "llvm-ar-$LLVM" x "$lib")
+  bundles=$(for o in "$x"/*.o; do "$BUNDLER" --list --type=o --input="$o"; done | sort -u)
+  for arch in "${built[@]}"; do
+    if echo "$bundles" | grep -Eq "^hip-amdgcn-amd-amdhsa-+$arch(:|$)"; then
+      echo "check-amd: archive: device code for $arch"
+    else
+      echo "check-amd: FAIL: archive has no device code for $arch (bundles: $(echo $bundles))"
+      fail=1
+    fi
+  done
+  if "llvm-nm-$LLVM" --defined-only "$lib" 2>/dev/null | grep -q " T rocshmemi_device_globals_set$"; then
+    echo "check-amd: archive: host glue rocshmemi_device_globals_set"
+  else
+    echo "check-amd: FAIL: archive lacks rocshmemi_device_globals_set"
+    fail=1
+  fi
+  rm -rf "$x"
+fi
+
+# 5. Optional: a user kernel device-links against the archive (-fgpu-rdc, as upstream's apps).
+if [ "${CHECK_AMD_LINK:-0}" = 1 ] && [ -f "$lib" ]; then
+  offload=(); for a in "${built[@]}"; do offload+=("--offload-arch=$a"); done
+  hip=(--rocm-path=/usr)
+  libs=$(ls -d /usr/lib/*/amdgcn/bitcode 2>/dev/null | head -1)
+  [ -n "$libs" ] && hip+=("--hip-device-lib-path=$libs")
+  t=$(mktemp -d)
+  # clang 15 takes device code from static libraries given with -L/-l only.
+  if "clang++-$LLVM" -x hip -std=c++17 -fgpu-rdc "${offload[@]}" "${hip[@]}" -I"${AMD_INCLUDE:-include}" -Wno-deprecated-declarations \
+       -c ctests/amd/link_kernel.cpp -o "$t/k.o" &&
+     "clang++-$LLVM" -fgpu-rdc --hip-link "${offload[@]}" "${hip[@]}" "$t/k.o" -L"$AMD_OUT" -lrocshmem_device \
+       -lamdhip64 -o "$t/k"; then
+    echo "check-amd: link: ctests/amd/link_kernel.cpp device-links against librocshmem_device.a"
+  else
+    echo "check-amd: FAIL: ctests/amd/link_kernel.cpp does not link"
+    fail=1
+  fi
+  rm -rf "$t"
+fi
+
+if [ $fail -ne 0 ]; then
+  echo "check-amd: FAILED"
+  exit 1
+fi
+echo "check-amd: OK (${built[*]})"

@@ -1,0 +1,330 @@
+#!/bin/bash
+# Runs ON the NVIDIA GPU machine (2 GPUs; no Rust there): builds the device library against a
+# Rust core built elsewhere (as scripts/gpu-nvidia.sh does), builds the GPU benchmarks of
+# bench/gpu twice (this library; NVSHMEM from its pip wheel), runs every benchmark for both
+# libraries in the same job, one PE per GPU, and prints one table: operation, size, ours,
+# NVSHMEM, ratio (ours / NVSHMEM). Writes into <out dir>:
+#   bench-table.md   the table, with the machine and the method
+#   bench.csv        the same numbers
+#   bench-raw.txt    every line the benchmarks printed (R/V/I/D lines, see bench/gpu/bench_gpu.cuh)
+#   bench-log.txt    build output, and stderr of every run
+#
+#   scripts/bench-nvidia.sh <core dir> [out dir]
+#
+# <core dir>: librocshmem.so, rocshmem-run, rocshmem_info (cargo's release folder, copied).
+# Environment: NVSHMEM_HOME (default: the nvidia-nvshmem pip package of python3), BENCH_SCALE
+# (multiplies iteration counts), BENCH_TIMEOUT (seconds per launch, default 75; init-only
+# launches BENCH_INIT_TIMEOUT, default 45), BENCH_DEADLINE (no launch runs past this many seconds
+# after the start, default 560, so the table comes out within a 10-minute command), BENCH_GROUPS
+# (default: put get p pingpong signal amo barrier hostbarrier), BENCH_INIT_LAUNCHES (extra
+# init-only launches per library, default 3), BENCH_CUDA_ARCH (default sm_90),
+# ROCSHMEM_GPU_BUILD (the CMake build folder, default .dev/build-gpu, shared with gpu-nvidia.sh).
+set -u
+CORE=$(cd "${1:?usage: scripts/bench-nvidia.sh <core dir> [out dir]}" && pwd) || exit 2
+OUTDIR=${2:-.}
+mkdir -p "$OUTDIR" && OUTDIR=$(cd "$OUTDIR" && pwd) || exit 2
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd) || exit 2
+BB=$BUILD/bench-gpu
+mkdir -p "$BB"
+LOG=$OUTDIR/bench-log.txt
+RAW=$OUTDIR/bench-raw.txt
+: >"$LOG"
+: >"$RAW"
+log() { printf '[bench-nvidia] %s\n' "$*" | tee -a "$LOG" >&2; }
+
+# Our PEs on the NVIDIA platform, or a loud failure (never the host platform by accident).
+export ROCSHMEM_GPU=${ROCSHMEM_GPU:-nvidia}
+# Never NVLink multicast on the lent machines (NVSHMEM's NVLS, NCCL's).
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+# NVSHMEM: the unique-id bootstrap over loopback (both PEs are on this host), no remote transport.
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
+export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}
+T=${BENCH_TIMEOUT:-75}
+T_INIT=${BENCH_INIT_TIMEOUT:-45}
+DEADLINE=${BENCH_DEADLINE:-560}
+# The data's seed: fresh for every job, the same for both PEs (bench/gpu/bench_main.cu).
+export BENCH_SEED=${BENCH_SEED:-$(((RANDOM << 15) | RANDOM))}
+GROUPS_LIST=${BENCH_GROUPS:-put get p pingpong signal amo barrier hostbarrier}
+INIT_LAUNCHES=${BENCH_INIT_LAUNCHES:-3}
+ARCH=${BENCH_CUDA_ARCH:-sm_90}
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+T_START=$(date +%s)
+
+NV=${NVSHMEM_HOME:-$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>>"$LOG")}
+if [ -z "$NV" ] || [ ! -f "$NV/include/nvshmem.h" ] || [ ! -f "$NV/lib/libnvshmem_device.a" ] ||
+  [ ! -f "$NV/lib/libnvshmem_host.so.3" ]; then
+  log "NVSHMEM not found (python3 -c 'import nvidia.nvshmem' gave '$NV'); set NVSHMEM_HOME"
+  exit 1
+fi
+NV_VERSION=$(awk '/^#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ { v = v (v == "" ? "" : ".") $3 }
+  END { print v }' "$NV/include/non_abi/nvshmem_version.h" 2>/dev/null)
+log "nvcc: $NVCC; core: $CORE; NVSHMEM ${NV_VERSION:-?}: $NV; build: $BUILD"
+
+# ---------------------------------------------------------------- build
+log "configure (device library)"
+cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 ||
+  { tail -30 "$LOG"; exit 1; }
+log "build librocshmem_device.a"
+cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
+  { grep -E "error|Error" "$LOG" | head -40; exit 1; }
+[ -f "$BUILD/lib/librocshmem_device.a" ] && [ -x "$BUILD/bin/rocshmem-run" ] ||
+  { log "no $BUILD/lib/librocshmem_device.a or $BUILD/bin/rocshmem-run after the build"; exit 1; }
+
+log "build the benchmarks (both libraries, in parallel)"
+SRCS="bench_main bench_rma_bw bench_p bench_signal bench_amo bench_sync"
+CFLAGS=(-O3 -std=c++17 -arch="$ARCH" -rdc=true -maxrregcount=64)
+mkdir -p "$BB/roc" "$BB/nv" "$BB/nvlib"
+# NVSHMEM's wheel has only the versioned host library: link names for -l.
+ln -sfn "$NV/lib/libnvshmem_host.so.3" "$BB/nvlib/libnvshmem_host.so"
+ln -sfn "$NV/lib/libnvshmem_device.a" "$BB/nvlib/libnvshmem_device.a"
+pids=()
+for s in $SRCS; do
+  "$NVCC" "${CFLAGS[@]}" --diag-suppress=20044,1444 -I include/rocshmem/compat -I include \
+    -c "bench/gpu/$s.cu" -o "$BB/roc/$s.o" >"$BB/roc/$s.log" 2>&1 &
+  pids+=($!)
+  "$NVCC" "${CFLAGS[@]}" -DBENCH_NVSHMEM -I "$NV/include" \
+    -c "bench/gpu/$s.cu" -o "$BB/nv/$s.o" >"$BB/nv/$s.log" 2>&1 &
+  pids+=($!)
+done
+fail=0
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+for s in $SRCS; do for v in roc nv; do
+  [ -s "$BB/$v/$s.log" ] && { echo "== $v/$s.cu" && cat "$BB/$v/$s.log"; } >>"$LOG"
+done; done
+[ $fail = 0 ] || { log "compile failed:"; grep -h -B2 -A3 "error" "$BB"/roc/*.log "$BB"/nv/*.log | head -60; exit 1; }
+OBJS_ROC=() OBJS_NV=()
+for s in $SRCS; do OBJS_ROC+=("$BB/roc/$s.o"); OBJS_NV+=("$BB/nv/$s.o"); done
+"$NVCC" -arch="$ARCH" -rdc=true -o "$BB/gpu_bench_rocshmem" "${OBJS_ROC[@]}" "$BUILD/lib/librocshmem_device.a" \
+  -L"$BUILD/lib" -lrocshmem -Xlinker -rpath="$BUILD/lib" \
+  -Xlinker --export-dynamic-symbol=rocshmemi_device_globals_set >>"$LOG" 2>&1 ||
+  { tail -30 "$LOG"; log "link failed (rocshmem)"; exit 1; }
+"$NVCC" -arch="$ARCH" -rdc=true -o "$BB/gpu_bench_nvshmem" "${OBJS_NV[@]}" \
+  -L"$BB/nvlib" -lnvshmem_host -lnvshmem_device -Xlinker -rpath="$NV/lib" >>"$LOG" 2>&1 ||
+  { tail -30 "$LOG"; log "link failed (nvshmem)"; exit 1; }
+T_BUILT=$(date +%s)
+log "built in $((T_BUILT - T_START)) s"
+
+# ---------------------------------------------------------------- run
+W=$(mktemp -d "${TMPDIR:-/tmp}/bench-nvidia.XXXXXX")
+LAUNCH=0
+FAILED_RUNS=""
+DEAD_roc="" DEAD_nv=""   # why a library's remaining launches are skipped
+TIMEOUTS_roc=0 TIMEOUTS_nv=0
+
+# limit <group>: the seconds this launch may take (BENCH_INIT_TIMEOUT for init-only launches,
+# BENCH_TIMEOUT for the others, and never past BENCH_DEADLINE seconds after the start, so that
+# the table is written within the device tool's 10-minute limit); 0: no time left.
+limit() {
+  local t=$T left=$((DEADLINE - ($(date +%s) - T_START) - 20))
+  [ "$1" = init ] && t=$T_INIT
+  [ $left -lt $t ] && t=$left
+  [ $t -lt 10 ] && t=0
+  echo $t
+}
+
+# after <lib> <group> <rc> <name>: records a failed launch; a library whose first launch failed
+# or that timed out twice is not launched again.
+after() {
+  local lib=$1 g=$2 rc=$3 name=$4
+  [ "$rc" = 0 ] && return
+  echo "$lib $LAUNCH X $rc" >>"$RAW"
+  log "FAILED (exit $rc): $name -b $g (stderr in bench-log.txt)"
+  FAILED_RUNS="$FAILED_RUNS $name:$g(exit_$rc)"
+  case $rc in *124* | *137*) eval "TIMEOUTS_$lib=\$((TIMEOUTS_$lib + 1))" ;; esac
+  if [ "$LAUNCH" -le 2 ]; then
+    eval "DEAD_$lib='its first launch failed'"
+  elif [ "$(eval echo "\$TIMEOUTS_$lib")" -ge 2 ]; then
+    eval "DEAD_$lib='two launches timed out'"
+  fi
+}
+
+# run_roc <group>: rocshmem-run -n 2; every output line goes to RAW as "roc <launch> <line>".
+run_roc() {
+  local t
+  t=$(limit "$1")
+  if [ -n "$DEAD_roc" ] || [ "$t" = 0 ]; then
+    log "skipped: ours -b $1 (${DEAD_roc:-deadline})"
+    FAILED_RUNS="$FAILED_RUNS ours:$1(skipped)"
+    return
+  fi
+  LAUNCH=$((LAUNCH + 1))
+  echo "== roc launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
+  timeout -k 10 "$t" "$BUILD/bin/rocshmem-run" -n 2 "$BB/gpu_bench_rocshmem" -b "$1" >"$W/out" 2>"$W/err"
+  local rc=$?
+  cat "$W/err" >>"$LOG"
+  awk -v l="$LAUNCH" '{ print "roc", l, $0 }' "$W/out" >>"$RAW"
+  after roc "$1" $rc ours
+}
+
+# run_nv <group>: two processes (ranks 0 and 1) that meet through a unique-id file; if one
+# fails, the other is stopped.
+run_nv() {
+  local t
+  t=$(limit "$1")
+  if [ -n "$DEAD_nv" ] || [ "$t" = 0 ]; then
+    log "skipped: NVSHMEM -b $1 (${DEAD_nv:-deadline})"
+    FAILED_RUNS="$FAILED_RUNS NVSHMEM:$1(skipped)"
+    return
+  fi
+  LAUNCH=$((LAUNCH + 1))
+  echo "== nvshmem launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
+  local uid="$W/uid.$LAUNCH" r rc=0 p0 p1 rc0=unset rc1=unset
+  rm -f "$uid"
+  local LD_LIBRARY_PATH="$NV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+  BENCH_RANK=0 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
+    >"$W/out.0" 2>"$W/err.0" &
+  p0=$!
+  BENCH_RANK=1 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
+    >"$W/out.1" 2>"$W/err.1" &
+  p1=$!
+  while [ $rc0 = unset ] || [ $rc1 = unset ]; do
+    if [ $rc0 = unset ] && ! kill -0 $p0 2>/dev/null; then
+      wait $p0
+      rc0=$?
+      [ $rc0 != 0 ] && [ $rc1 = unset ] && kill $p1 2>/dev/null
+    fi
+    if [ $rc1 = unset ] && ! kill -0 $p1 2>/dev/null; then
+      wait $p1
+      rc1=$?
+      [ $rc1 != 0 ] && [ $rc0 = unset ] && kill $p0 2>/dev/null
+    fi
+    sleep 0.1
+  done
+  for r in 0 1; do
+    sed "s/^/[rank $r] /" "$W/err.$r" >>"$LOG"
+    awk -v l="$LAUNCH" '{ print "nv", l, $0 }' "$W/out.$r" >>"$RAW"
+  done
+  rm -f "$uid"
+  [ $rc0 != 0 ] || [ $rc1 != 0 ] && rc="$rc0/$rc1"
+  after nv "$1" "$rc" NVSHMEM
+}
+
+for ((i = 0; i < INIT_LAUNCHES; i++)); do
+  log "init/finalize: launch $((i + 1)) of $INIT_LAUNCHES"
+  run_roc init
+  run_nv init
+done
+for g in $GROUPS_LIST; do
+  log "$g: ours"
+  run_roc "$g"
+  log "$g: NVSHMEM"
+  run_nv "$g"
+done
+rm -rf "$W"
+T_END=$(date +%s)
+log "measured in $((T_END - T_BUILT)) s"
+
+# ---------------------------------------------------------------- the table
+# RAW lines: <lib> <launch> R <op> <size> <unit> <value> | V <op> <size> ok|FAIL <detail> |
+#            I <pe> <init ms> <finalize ms> | D <pe> <device> <bus id>
+TABLE_AWK=$(cat <<'AWK'
+function hsize(b) {
+  b += 0
+  if (b == 0) return "–"
+  if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
+  if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+  return b " B"
+}
+function med(list,   n, a, i, j, t) {
+  n = split(list, a, " ")
+  if (n == 0) return ""
+  for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+  return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add_row(k) { if (!(k in seen)) { seen[k] = 1; order[++nrows] = k } }
+function cell(lib, k,   c) {
+  if (bad[lib, k]) return "WRONG"
+  if (!((lib, k) in val)) return "–"
+  if (!checked[lib, k]) return "unchecked"
+  c = sprintf(val[lib, k] >= 100 ? "%.1f" : "%.3g", val[lib, k])
+  if (((lib, k) in from) && ((lib, from[lib, k]) in failed)) { c = c " †"; dagger = 1 }
+  return c
+}
+function good(lib, k) { return ((lib, k) in val) && checked[lib, k] && !bad[lib, k] }
+$3 == "R" { k = $4 SUBSEP $5; add_row(k); val[$1, k] = $7; unit[k] = $6; from[$1, k] = $2; next }
+$3 == "X" { failed[$1, $2] = 1; next }
+$3 == "V" { k = $4 SUBSEP $5; add_row(k); if ($6 == "ok") checked[$1, k] = 1; else bad[$1, k] = 1; next }
+$3 == "I" {
+  if (!(($1, $2) in ini) || $5 > ini[$1, $2]) ini[$1, $2] = $5
+  if (!(($1, $2) in fin) || $6 > fin[$1, $2]) fin[$1, $2] = $6
+  next
+}
+$3 == "D" { dev[$1, $4] = $6; next }
+END {
+  for (key in ini) { split(key, p, SUBSEP); inis[p[1]] = inis[p[1]] " " ini[key]; fins[p[1]] = fins[p[1]] " " fin[key] }
+  ko = "init_2PEs" SUBSEP "0"; kf = "finalize_2PEs" SUBSEP "0"
+  for (lib in inis) {
+    val[lib, ko] = med(inis[lib]); checked[lib, ko] = 1
+    val[lib, kf] = med(fins[lib]); checked[lib, kf] = 1
+  }
+  unit[ko] = "ms"; unit[kf] = "ms"
+  # init and finalize last
+  add_row(ko); add_row(kf)
+  print "| operation | size | unit | better | ours | NVSHMEM | ratio (ours/NVSHMEM) |" > md
+  print "|---|---|---|---|---|---|---|" > md
+  print "operation,size_bytes,unit,ours,nvshmem,ratio,ours_status,nvshmem_status" > csv
+  for (i = 1; i <= nrows; i++) {
+    k = order[i]; split(k, p, SUBSEP)
+    u = unit[k]; better = (u == "GB/s") ? "higher" : "lower"
+    r = (good("roc", k) && good("nv", k) && val["nv", k] + 0 > 0) ? sprintf("%.2f×", val["roc", k] / val["nv", k]) : "–"
+    rc = (good("roc", k) && good("nv", k) && val["nv", k] + 0 > 0) ? sprintf("%.4f", val["roc", k] / val["nv", k]) : ""
+    printf "| %s | %s | %s | %s | %s | %s | %s |\n", p[1], hsize(p[2]), u, better, cell("roc", k), cell("nv", k), r > md
+    sroc = bad["roc", k] ? "wrong" : good("roc", k) ? "ok" : ((("roc", k) in val) ? "unchecked" : "missing")
+    snv = bad["nv", k] ? "wrong" : good("nv", k) ? "ok" : ((("nv", k) in val) ? "unchecked" : "missing")
+    printf "%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], u, (("roc", k) in val) ? val["roc", k] : "", \
+      (("nv", k) in val) ? val["nv", k] : "", rc, sroc, snv > csv
+  }
+  for (lib in inis) if ((lib, 0) in dev && (lib, 1) in dev && dev[lib, 0] == dev[lib, 1])
+    print "WARNING: " (lib == "roc" ? "ours" : "NVSHMEM") ": both PEs on the GPU " dev[lib, 0] > "/dev/stderr"
+  if (dagger) print "\n† measured and checked, but the launch that measured it did not end cleanly (see Failed runs)." > md
+  for (lib in inis) devs[lib] = dev[lib, 0] " / " dev[lib, 1]
+  print devs["roc"] > devfile
+  print devs["nv"] > devfile
+}
+AWK
+)
+TBL=$(mktemp)
+DEVS=$(mktemp)
+awk -v md="$TBL" -v csv="$OUTDIR/bench.csv" -v devfile="$DEVS" "$TABLE_AWK" "$RAW" 2>>"$LOG"
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
+GPUS=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sort | uniq -c |
+  awk '{ $1 = $1 " x"; print }' | paste -sd ';' -)
+TOPO=$(nvidia-smi topo -m 2>/dev/null | awk 'NR == 2 { print $3 }')
+{
+  echo "# GPU benchmarks: this library and NVSHMEM, side by side"
+  echo
+  echo "Generated by \`scripts/bench-nvidia.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC') ($((T_BUILT - T_START)) s building, $((T_END - T_BUILT)) s measuring)."
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| GPUs | ${GPUS:-?} (GPU0-GPU1 link: ${TOPO:-?}) |"
+  echo "| nvcc | $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') (\`-arch=$ARCH -rdc=true -O3 -maxrregcount=64\`) |"
+  echo "| ours | commit $COMMIT; device library \`librocshmem_device.a\`; \`rocshmem-run -n 2\`; PEs on GPUs (PCI) $(sed -n 1p "$DEVS") |"
+  echo "| NVSHMEM | ${NV_VERSION:-?} (\`$NV\`), unique-id bootstrap, NVSHMEM_DISABLE_NVLS=1, NVSHMEM_REMOTE_TRANSPORT=$NVSHMEM_REMOTE_TRANSPORT; PEs on GPUs (PCI) $(sed -n 2p "$DEVS") |"
+  echo "| BENCH_SCALE, BENCH_SEED | ${BENCH_SCALE:-1}, $BENCH_SEED |"
+  echo
+  cat "$TBL"
+  echo
+  echo "*ratio* is ours ÷ NVSHMEM: below 1 is better for times (µs, ms), above 1 for bandwidth (GB/s)."
+  echo "Every number is the median over timed repetitions after warm-up, with random non-zero data;"
+  echo "a cell reads WRONG when that configuration's check failed (the number is then not shown),"
+  echo "and – when the run produced no number. Bandwidth: C CTAs × 1024 threads on PE 0, each CTA"
+  echo "moving its share of the size back to back (puts end with one quiet per CTA), timed with"
+  echo "cudaEvents; latencies: the device clock around the timed loop of one kernel on each PE;"
+  echo "host barrier: each call timed on PE 0; init/finalize: per launch the slowest PE, median over"
+  echo "$((INIT_LAUNCHES + $(echo $GROUPS_LIST | wc -w))) launches (NVSHMEM's init includes choosing the device and the unique-id"
+  echo "exchange through a file; ours includes everything rocshmem_init does). Sources: bench/gpu/."
+  if [ -n "$FAILED_RUNS" ]; then
+    echo
+    echo "Failed runs:$FAILED_RUNS (see bench-log.txt)."
+  fi
+} >"$OUTDIR/bench-table.md"
+rm -f "$TBL" "$DEVS"
+cat "$OUTDIR/bench-table.md"
+[ -z "$FAILED_RUNS" ] && ! grep -q ' V .* FAIL ' "$RAW"

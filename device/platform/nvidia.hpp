@@ -313,7 +313,12 @@ ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
 
 /** __nanosleep: 32 ns doubling to ~10 us. */
 ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
-  uint32_t ns = round < 9 ? 32u << round : 10000u;
+  // Most waits end within a few microseconds (a flag from a peer over NVLink): poll without
+  // sleeping first, since a sleep of even 32 ns rounds up to the scheduler's granularity and
+  // adds whole microseconds to a round trip; only a long wait sleeps, growing to 10 us.
+  if (round < 4096) return;
+  uint32_t r = round - 4096;
+  uint32_t ns = r < 9 ? 32u << r : 10000u;
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
 

@@ -18,9 +18,9 @@
 #define TU_MY_PE() rocshmem_my_pe()
 #endif
 
-static int tu_failures = 0;
+static int tu_failures __attribute__((unused)) = 0;
 /* This PE's number, read once (after rocshmem_finalize my_pe is no longer available). */
-static int tu_pe = -1;
+static int tu_pe __attribute__((unused)) = -1;
 static inline int tu_me(void) {
   if (tu_pe < 0) tu_pe = TU_MY_PE();
   return tu_pe;

@@ -9,6 +9,7 @@
 // check failed. The seed (time and pid of PE 0, or ROCSHMEM_TEST_SEED) is printed with every
 // failure: ROCSHMEM_TEST_SEED=0x... replays a run.
 #include "dtest.hpp"
+#include "test_util.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -186,61 +187,12 @@ bool compare(const void *got, const void *expected, size_t n, size_t esz, const 
   return false;
 }
 
-float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {
-      int e = 113;
-      while (!(man & 0x400)) {
-        man <<= 1;
-        e--;
-      }
-      bits = sign | ((uint32_t)e << 23) | ((man & 0x3ff) << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-  int exp = (int)((x >> 23) & 0xff);
-  uint32_t man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 | (man >> 13) : 0));
-  int e = exp - 127 + 15;
-  if (e >= 0x1f) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return sign;
-    uint32_t m = man | 0x800000, shift = (uint32_t)(14 - e), hb = m >> shift, rem = m & ((1u << shift) - 1),
-             halfway = 1u << (shift - 1);
-    return (uint16_t)(sign | (hb + (rem > halfway || (rem == halfway && (hb & 1)))));
-  }
-  uint32_t hb = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
-  return (uint16_t)(sign | (hb + (rem > 0x1000 || (rem == 0x1000 && (hb & 1)))));
-}
-
-float bf16_to_float(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if (f != f) return (uint16_t)((x >> 16) | 0x40);
-  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
+// The 16-bit float conversions of the host tests (ctests/common/test_util.h), so both
+// suites compute expected values the same way.
+float half_to_float(uint16_t h) { return tu_half_to_float(h); }
+uint16_t float_to_half(float f) { return tu_float_to_half(f); }
+float bf16_to_float(uint16_t b) { return tu_bf16_to_float(b); }
+uint16_t float_to_bf16(float f) { return tu_float_to_bf16(f); }
 
 std::vector<size_t> sizes_upto(size_t cap) {
   static const size_t all[] = {1, 7, 64, 1000, 8192, 65536, 70000, 262144};

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Compiles the Triton kernels of this folder for an NVIDIA GPU with our device bitcode, without a
+GPU (Triton bundles ptxas), and checks what the GPU run relies on.
+
+    check_compile.py [--bitcode librocshmem_device_sm_90.bc] [--arch 90]
+
+(the bitcode also comes from ROCSHMEM_BITCODE). Needs triton (the CPU-only wheel is enough), no
+torch. For each kernel (put_signal_graph.ring_put_signal, and one calling every device function
+of rocshmem_triton):
+  - Triton links the bitcode and compiles to PTX and a cubin (ptxas);
+  - the LLVM IR has no unresolved function left, and every call into the library has the
+    library's own types (the int32/int64 declarations were rewritten, not left mismatched);
+  - the PTX declares the library globals it uses `.visible`, and ROCSHMEM_CTX_DEFAULT is there;
+  - the cubin's symbol table has them as global objects of the right size: what
+    cuModuleGetGlobal (inside rocshmem_hipmodule_init) looks up.
+Prints "PASS <kernel>: ..." or "FAIL <kernel>: ..." lines; exit status 0 only if all pass.
+"""
+
+import argparse
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rocshmem_triton as rt  # noqa: E402
+from put_signal_graph import ring_put_signal  # noqa: E402
+
+
+@triton.jit
+def every_function(dst, src, sig, out, nbytes):
+    """Calls every device function of rocshmem_triton once (compiled, never run)."""
+    me = rt.my_pe()
+    n = rt.n_pes()
+    nxt = (me + 1) % n
+    rt.putmem_wg(dst, src, nbytes, nxt)
+    rt.getmem_wg(dst, src, nbytes, nxt)
+    rt.putmem_signal_wg(dst, src, nbytes, sig, 1, rt.SIGNAL_ADD, nxt)
+    rt.uint64_wait_until(sig, rt.CMP_GE, 1)
+    v = rt.signal_fetch(sig)
+    rt.quiet()
+    rt.fence()
+    rt.sync_all_wg()
+    rt.barrier_all_wg()
+    tl.store(out, v.to(tl.int64) + me + n)
+
+
+KERNELS = [
+    (ring_put_signal, {"dst": "*u8", "src": "*u8", "sig": "*i64", "epoch": "*i64", "nbytes": "i32", "nxt": "i32"}),
+    (every_function, {"dst": "*u8", "src": "*u8", "sig": "*i64", "out": "*i64", "nbytes": "i64"}),
+]
+
+# Sizes of the globals rocshmem_hipmodule_init copies (None: any; it checks the size itself).
+GLOBALS = {"ROCSHMEM_CTX_DEFAULT": 16, "ROCSHMEM_TEAM_WORLD": 8, "ROCSHMEM_TEAM_SHARED": 8, "rocshmemi_device_fast": None}
+
+
+def elf_symbols(blob):
+    """name -> (binding, type, size, section index) from an ELF64 little-endian symbol table."""
+    if blob[:4] != b"\x7fELF" or blob[4] != 2 or blob[5] != 1:
+        raise ValueError("the cubin is not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", blob, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", blob, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", blob, shoff + i * shentsize) for i in range(shnum)]
+    syms = {}
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        stroff = sections[sh[6]][4]
+        for k in range(sh[5] // 24):
+            name_off, info, _other, shndx, _value, size = struct.unpack_from("<IBBHQQ", blob, sh[4] + 24 * k)
+            end = blob.index(b"\0", stroff + name_off)
+            syms[blob[stroff + name_off:end].decode()] = (info >> 4, info & 0xF, size, shndx)
+    return syms
+
+
+def ir_type(arg):
+    """The type of one LLVM IR argument or parameter text ('ptr noundef %0' -> 'ptr')."""
+    m = re.match(r"\s*(ptr(?: addrspace\(\d+\))?|i\d+|float|double|half|bfloat|void)\b", arg)
+    return m.group(1) if m else arg.strip().split(" ")[0]
+
+
+def split_args(text):
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+def args_at(line, start):
+    """The text between the parenthesis at `start` and its match."""
+    depth = 0
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[start + 1:i]
+    return line[start + 1:]
+
+
+def check_llir(llir):
+    problems = []
+    undefined = [m for m in re.findall(r"^declare [^@]*@([\w.$]+)\(", llir, re.M) if not m.startswith("llvm.")]
+    if undefined:
+        problems.append(f"unresolved functions (not in the bitcode?): {undefined}")
+    defs = {}
+    for m in re.finditer(r"^define [^@]*?(\S+) @(rocshmem\w*)\(", llir, re.M):
+        line = llir[m.start():llir.index("\n", m.start())]
+        params = args_at(line, line.index("(", line.index("@" + m.group(2))))
+        defs[m.group(2)] = (m.group(1), [ir_type(p) for p in split_args(params)])
+    calls = 0
+    for m in re.finditer(r"call [^@\n]*?(\S+) @(rocshmem\w*)\(", llir):
+        name, ret = m.group(2), m.group(1)
+        line = llir[m.start():llir.index("\n", m.start())]
+        args = [ir_type(a) for a in split_args(args_at(line, line.index("(", line.index("@" + name))))]
+        calls += 1
+        if name not in defs:
+            continue
+        if (ret, args) != defs[name]:
+            problems.append(f"call {ret} @{name}({', '.join(args)}) does not match its definition "
+                            f"{defs[name][0]} ({', '.join(defs[name][1])}): fix the wrapper's types")
+    return problems, len(defs), calls
+
+
+def check_kernel(fn, signature, bitcode, arch):
+    options = {"extern_libs": ((rt.LIB_NAME, bitcode),), "num_warps": 4}
+    with open(bitcode, "rb") as f:
+        if b"nvvm-reflect-ftz" in f.read():
+            options["enable_reflect_ftz"] = False  # as Rocshmem.enable_triton does
+    t0 = time.monotonic()
+    try:
+        src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={})
+        k = triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
+    except Exception as e:  # noqa: BLE001 - report any compiler failure as this kernel's
+        return [f"Triton could not compile it with {bitcode}: {type(e).__name__}: {e}"], ""
+    secs = time.monotonic() - t0
+    problems, nfuncs, ncalls = check_llir(k.asm["llir"])
+    ptx = k.asm["ptx"]
+    used = sorted(set(re.findall(r"\b(ROCSHMEM_\w+|rocshmemi_\w+)\b", ptx)))
+    visible = set(re.findall(r"^\.visible \.(?:global|const) .*?\b(\w+)(?:\[\d+\])?;", ptx, re.M))
+    if "ROCSHMEM_CTX_DEFAULT" not in used:
+        problems.append("the PTX does not use ROCSHMEM_CTX_DEFAULT (rocshmem_hipmodule_init requires it)")
+    for g in used:
+        if g not in visible:
+            problems.append(f"the PTX uses {g} but does not declare it .visible: cuModuleGetGlobal cannot find it")
+    if re.search(r"^\.extern \.func", ptx, re.M):
+        problems.append("the PTX still calls external functions: " + ", ".join(
+            re.findall(r"^\.extern \.func .*?(\w+)\s*\(", ptx, re.M)))
+    syms = elf_symbols(k.asm["cubin"])
+    for g in used:
+        want = GLOBALS.get(g)
+        s = syms.get(g)
+        if s is None:
+            problems.append(f"the cubin has no symbol {g}")
+        elif s[0] != 1 or s[1] != 1 or s[3] == 0:
+            problems.append(f"the cubin's {g} is not a defined global object (binding {s[0]}, type {s[1]})")
+        elif want is not None and s[2] != want:
+            problems.append(f"the cubin's {g} has {s[2]} bytes, rocshmem_hipmodule_init copies {want}")
+    summary = (f"sm_{arch}: {secs:.1f} s, {nfuncs} library functions linked, {ncalls} calls checked, "
+               f"PTX {len(ptx) // 1024} KiB, globals {', '.join(f'{g}[{syms[g][2]}]' for g in used if g in syms)}")
+    if nfuncs > 50:
+        problems.append(f"{nfuncs} library functions were linked for a kernel that calls a few: the bitcode "
+                        "keeps every entry point alive (llvm.used / llvm.compiler.used), so Triton compiles the "
+                        "whole library into each kernel")
+    return problems, summary
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bitcode", default=os.environ.get("ROCSHMEM_BITCODE"),
+                   help="librocshmem_device_sm_XX.bc (default: ROCSHMEM_BITCODE)")
+    p.add_argument("--arch", type=int, default=90, help="compute capability, default 90")
+    p.add_argument("--one", help=argparse.SUPPRESS)  # internal: check this kernel, in this process
+    args = p.parse_args()
+    if not args.bitcode or not os.path.isfile(args.bitcode):
+        print(f"FAIL check_compile: no device bitcode ({args.bitcode!r}): give --bitcode or ROCSHMEM_BITCODE",
+              file=sys.stderr)
+        return 1
+    bitcode = os.path.abspath(args.bitcode)
+    kernels = {fn.fn.__name__: (fn, sig) for fn, sig in KERNELS}
+    if args.one:
+        fn, sig = kernels[args.one]
+        problems, summary = check_kernel(fn, sig, bitcode, args.arch)
+        for pr in problems:
+            print(f"FAIL {args.one}: {pr}", file=sys.stderr, flush=True)
+        if not problems:
+            print(f"PASS {args.one}: {summary}", flush=True)
+        return 1 if problems else 0
+    print(f"check_compile: triton {triton.__version__}, {bitcode}", flush=True)
+    failed = 0
+    for name in kernels:
+        # One process per kernel: an assertion inside Triton's LLVM aborts the process.
+        rc = subprocess.run([sys.executable, os.path.abspath(__file__), "--bitcode", bitcode, "--arch",
+                             str(args.arch), "--one", name]).returncode
+        if rc < 0 or rc > 1:
+            print(f"FAIL {name}: the Triton compiler died ({'signal ' + str(-rc) if rc < 0 else 'status ' + str(rc)}) "
+                  "compiling it with this bitcode (see above). A bitcode that keeps all its entry points "
+                  "(__attribute__((used))) makes Triton compile the whole library into the kernel, and Triton "
+                  "3.6's NVPTX back end asserts on some of it", file=sys.stderr, flush=True)
+        failed += rc != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -50,6 +50,14 @@ typedef unsigned long b_u64;
 #define B_u64_add shmem_ulong_atomic_add
 #define B_u64_compare_swap shmem_ulong_atomic_compare_swap
 #define B_u64_fetch shmem_ulong_atomic_fetch
+/* Collectives: the OpenSHMEM 1.4 active-set forms, which both libraries have. */
+#define B_sync_all shmem_sync_all
+#define B_float_sum_to_all shmem_float_sum_to_all
+#define B_broadcast32 shmem_broadcast32
+#define B_SYNC_VALUE SHMEM_SYNC_VALUE
+#define B_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define B_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define B_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 #else
 #include <rocshmem/rocshmem.h>
 #define BENCH_LIB "rocshmem"
@@ -80,6 +88,17 @@ typedef uint64_t b_u64;
 #define B_u64_add rocshmem_uint64_atomic_add
 #define B_u64_compare_swap rocshmem_uint64_atomic_compare_swap
 #define B_u64_fetch rocshmem_uint64_atomic_fetch
+#define B_sync_all rocshmem_sync_all
+#define B_float_sum_to_all(d, s, n, start, log, size, wrk, sync) \
+  rocshmem_ctx_float_sum_to_all(ROCSHMEM_CTX_DEFAULT, d, s, n, start, log, size, wrk, sync)
+/* shmem_broadcast32: 32-bit elements, the root's dest not written (OpenSHMEM 1.4). */
+#define B_broadcast32(d, s, n, root, start, log, size, sync)                                          \
+  rocshmem_ctx_int_broadcast_active_set(ROCSHMEM_CTX_DEFAULT, (int *)(d), (const int *)(s), (int)(n), root, start, \
+                                        log, size, sync)
+#define B_SYNC_VALUE ROCSHMEM_SYNC_VALUE
+#define B_REDUCE_SYNC_SIZE ROCSHMEM_REDUCE_SYNC_SIZE
+#define B_BCAST_SYNC_SIZE ROCSHMEM_BCAST_SYNC_SIZE
+#define B_REDUCE_MIN_WRKDATA_SIZE ROCSHMEM_REDUCE_MIN_WRKDATA_SIZE
 #endif
 
 /* Keeps the compiler from merging or dropping repeated operations on memory. */

@@ -16,9 +16,13 @@
 # (multiplies iteration counts), BENCH_TIMEOUT (seconds per launch, default 75; init-only
 # launches BENCH_INIT_TIMEOUT, default 45), BENCH_DEADLINE (no launch runs past this many seconds
 # after the start, default 560, so the table comes out within a 10-minute command), BENCH_GROUPS
-# (default: put get p pingpong signal amo barrier hostbarrier), BENCH_INIT_LAUNCHES (extra
-# init-only launches per library, default 3), BENCH_CUDA_ARCH (default sm_90),
+# (default: put get p pingpong signal amo barrier coll stream hostbarrier), BENCH_INIT_LAUNCHES
+# (extra init-only launches per library, default 3), BENCH_CUDA_ARCH (default sm_90),
 # ROCSHMEM_GPU_BUILD (the CMake build folder, default .dev/build-gpu, shared with gpu-nvidia.sh).
+# Our `stream` group needs the *_on_stream declarations in include/rocshmem: without them it
+# stops with an error saying so, and the table shows – for ours in those rows.
+# Afterwards, on any machine with matplotlib: scripts/plot-bench.py <out dir>/bench.csv
+# (docs/bench-nvidia-bw.png and the markdown table from the CSV).
 set -u
 CORE=$(cd "${1:?usage: scripts/bench-nvidia.sh <core dir> [out dir]}" && pwd) || exit 2
 OUTDIR=${2:-.}
@@ -47,7 +51,7 @@ T_INIT=${BENCH_INIT_TIMEOUT:-45}
 DEADLINE=${BENCH_DEADLINE:-560}
 # The data's seed: fresh for every job, the same for both PEs (bench/gpu/bench_main.cu).
 export BENCH_SEED=${BENCH_SEED:-$(((RANDOM << 15) | RANDOM))}
-GROUPS_LIST=${BENCH_GROUPS:-put get p pingpong signal amo barrier hostbarrier}
+GROUPS_LIST=${BENCH_GROUPS:-put get p pingpong signal amo barrier coll stream hostbarrier}
 INIT_LAUNCHES=${BENCH_INIT_LAUNCHES:-3}
 ARCH=${BENCH_CUDA_ARCH:-sm_90}
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -75,15 +79,24 @@ cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
   { log "no $BUILD/lib/librocshmem_device.a or $BUILD/bin/rocshmem-run after the build"; exit 1; }
 
 log "build the benchmarks (both libraries, in parallel)"
-SRCS="bench_main bench_rma_bw bench_p bench_signal bench_amo bench_sync"
+SRCS="bench_main bench_rma_bw bench_p bench_signal bench_amo bench_sync bench_coll bench_stream"
 CFLAGS=(-O3 -std=c++17 -arch="$ARCH" -rdc=true -maxrregcount=64)
+# Our *_on_stream operations, once the headers declare them (bench/gpu/shmem_adapter.cuh).
+ROC_DEFS=()
+if grep -qs 'rocshmem_putmem_on_stream' include/rocshmem/*.hpp &&
+  grep -qs 'rocshmem_barrier_all_on_stream' include/rocshmem/*.hpp &&
+  grep -qs 'rocshmem_ctx_float_sum_reduce_on_stream' include/rocshmem/*.hpp; then
+  ROC_DEFS=(-DBENCH_ROC_ON_STREAM)
+else
+  log "include/rocshmem declares no *_on_stream operations: ours -b stream will stop with an error"
+fi
 mkdir -p "$BB/roc" "$BB/nv" "$BB/nvlib"
 # NVSHMEM's wheel has only the versioned host library: link names for -l.
 ln -sfn "$NV/lib/libnvshmem_host.so.3" "$BB/nvlib/libnvshmem_host.so"
 ln -sfn "$NV/lib/libnvshmem_device.a" "$BB/nvlib/libnvshmem_device.a"
 pids=()
 for s in $SRCS; do
-  "$NVCC" "${CFLAGS[@]}" --diag-suppress=20044,1444 -I include/rocshmem/compat -I include \
+  "$NVCC" "${CFLAGS[@]}" ${ROC_DEFS[@]+"${ROC_DEFS[@]}"} --diag-suppress=20044,1444 -I include/rocshmem/compat -I include \
     -c "bench/gpu/$s.cu" -o "$BB/roc/$s.o" >"$BB/roc/$s.log" 2>&1 &
   pids+=($!)
   "$NVCC" "${CFLAGS[@]}" -DBENCH_NVSHMEM -I "$NV/include" \
@@ -317,7 +330,10 @@ TOPO=$(nvidia-smi topo -m 2>/dev/null | awk 'NR == 2 { print $3 }')
   echo "and – when the run produced no number. Bandwidth: C CTAs × 1024 threads on PE 0, each CTA"
   echo "moving its share of the size back to back (puts end with one quiet per CTA), timed with"
   echo "cudaEvents; latencies: the device clock around the timed loop of one kernel on each PE;"
-  echo "host barrier: each call timed on PE 0; init/finalize: per launch the slowest PE, median over"
+  echo "collectives: one CTA per PE (_wg: 1024 threads, _wave: 32), µs per collective and, from"
+  echo "64 KiB, GB/s of dest per PE (_bw rows); *_on_stream: cudaEvents around many operations"
+  echo "enqueued back to back (the host's enqueue cost included), _graph rows replay them captured"
+  echo "in a CUDA graph; host barrier: each call timed on PE 0; init/finalize: per launch the slowest PE, median over"
   echo "$((INIT_LAUNCHES + $(echo $GROUPS_LIST | wc -w))) launches (NVSHMEM's init includes choosing the device and the unique-id"
   echo "exchange through a file; ours includes everything rocshmem_init does). Sources: bench/gpu/."
   if [ -n "$FAILED_RUNS" ]; then

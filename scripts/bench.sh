@@ -57,7 +57,7 @@ log "configuring $BUILD"
 mkdir -p "$BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DROCSHMEM_CARGO_PROFILE=release -DROCSHMEM_BUILD_BENCH=ON \
   -DROCSHMEM_BENCH_OSHMEM=$OSH_CMAKE >"$BUILD/bench-configure.log" 2>&1 || { cat "$BUILD/bench-configure.log" >&2; exit 1; }
-BENCHES="bench_init bench_barrier bench_bw bench_atomic bench_pingpong"
+BENCHES="bench_init bench_barrier bench_bw bench_atomic bench_pingpong bench_coll"
 TARGETS=$BENCHES
 [ "$WITH_OSHMEM" = 1 ] && for b in $BENCHES; do TARGETS="$TARGETS oshmem_$b"; done
 log "building (release)"
@@ -147,6 +147,8 @@ for lib in $LIBS; do
   collect $lib 2 bench_atomic 0.2
   log "ping-pong: $lib"
   collect $lib 2 bench_pingpong 0.5
+  log "collectives: $lib"
+  collect $lib 2 bench_coll 0.1
 done
 T_END=$(date +%s)
 
@@ -251,6 +253,24 @@ END {
     if (O) line = line " | " f(v("osh", "pingpong", r, "median_us"), 3) " | " f(v("osh", "pingpong", r, "p99_us"), 3) " | " f(v("osh", "pingpong", r, "mean_us"), 3) " | " ratio(v("roc", "pingpong", r, "median_us"), v("osh", "pingpong", r, "median_us"))
     print line " |"
   }
+
+  print "\n## 6. Host collectives, 2 PEs (µs)\n"
+  print "OpenSHMEM 1.4 active-set forms, which both libraries have: `float_sum_to_all` and `broadcast32`"
+  print "from PE 0 (size: the vector), and `sync_all`. Each call timed on PE 0 after an untimed"
+  print "`barrier_all` (a common start; it also makes `pSync` reusable); median over calls. GB/s: bytes"
+  print "of dest per PE / median, from 64 KiB. Every size is checked once on every PE before timing.\n"
+  if (O) {
+    print "| Operation | size | median | oshmem median | median ratio | GB/s | oshmem GB/s |"
+    print "|---|---|---|---|---|---|---|"
+  } else { print "| Operation | size | median | GB/s |"; print "|---|---|---|---|" }
+  for (i = 1; i <= nrows["coll"]; i++) {
+    r = order["coll", i]; n = split(r, parts, "_"); sz = parts[n]; name = substr(r, 1, length(r) - length(sz) - 1)
+    line = "| " name " | " (sz + 0 ? hsize(sz) : "–") " | " f(v("roc", "coll", r, "median_us"), 2)
+    if (O) line = line " | " f(v("osh", "coll", r, "median_us"), 2) " | " ratio(v("roc", "coll", r, "median_us"), v("osh", "coll", r, "median_us"))
+    line = line " | " f(v("roc", "coll", r, "GBps"), 2)
+    if (O) line = line " | " f(v("osh", "coll", r, "GBps"), 2)
+    print line " |"
+  }
 }
 AWK
 )
@@ -299,6 +319,13 @@ the gap between them and rocSHMEM is the library's own cost. Absolute numbers de
 machine (memory bandwidth, cache sizes, core count, virtualisation); only ratios from the same
 run are comparable across machines. Rows with more PEs than cores measure oversubscription, not
 the library's best case.
+
+Open MPI's OpenSHMEM is part of Debian 12's packages (`apt-get install libopenmpi-dev openmpi-bin`,
+Open MPI 4.1.4): `dpkg -L libopenmpi3` lists `/usr/lib/x86_64-linux-gnu/liboshmem.so.40`,
+`dpkg -L libopenmpi-dev` lists `/usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h` and
+`liboshmem.so`, and `dpkg -L openmpi-bin` lists `/usr/bin/oshrun` (a link to `mpirun.openmpi`),
+`/usr/bin/oshcc` (a link to `opal_wrapper`) and `/usr/bin/oshmem_info`. Its `shmem.h` is
+OpenSHMEM 1.4 (no teams), so the collectives above use the active-set forms.
 
 Open MPI 4.1 as packaged by Debian 12 crashes in `shmem_finalize` (SIGSEGV in
 `opal_mem_hooks_release_hook`, called from the `osc/rdma` component's finalize); the benchmarks

@@ -1,39 +1,63 @@
-/* Fetching atomic round trip.
+/* Atomic latencies, one thread on PE 0 against a counter on PE 1 (device clock over the timed
+ * loop, after warm-up; time per operation).
  *
- * int_atomic_fetch_add_rtt_1thread: one thread on PE 0 adds 1 to a counter on PE 1 with
- *   int_atomic_fetch_add, back to back (each waits for its result); time per operation (device
- *   clock over the timed loop, after warm-up). Every returned value is checked in every launch
- *   (the n-th add returns n - 1), and PE 1 checks the final count.
+ * Fetching (each waits for its result):
+ *   int_atomic_fetch_add_rtt_1thread       fetch_add(ctr, 1): the n-th returns n - 1
+ *   int_atomic_compare_swap_rtt_1thread    compare_swap(ctr, n - 1, n): succeeds every time, so
+ *                                          the n-th returns n - 1
+ * Non-fetching, each followed by quiet (the time until the update is complete at the target):
+ *   int_atomic_add+quiet_1thread           add(ctr, v) with random non-zero v
+ *   int_atomic_inc+quiet_1thread           inc(ctr)
+ * Checked in every launch: every returned value (fetching kinds), and PE 1's final counter
+ * (every kind: the count, or for add the 32-bit sum of every value added).
  */
 #include "bench_gpu.cuh"
 
 using namespace bg;
 
-static __global__ void k_fetch_add(int *ctr, int pe, long base, long warm, long n, unsigned long long *scratch) {
+enum { AMO_FETCH_ADD = 0, AMO_COMPARE_SWAP = 1, AMO_ADD_QUIET = 2, AMO_INC_QUIET = 3 };
+
+/** The value added by operation k (AMO_ADD_QUIET): random, non-zero, small. */
+__host__ __device__ __forceinline__ int amo_addend(uint64_t seed, uint64_t k) {
+  return (int)(bg_val(seed, k) & 0xffffu) | 1;
+}
+
+template <int KIND>
+static __global__ void k_amo(int *ctr, int pe, uint64_t seed, long base, long warm, long n,
+                             unsigned long long *scratch) {
   unsigned long long t0 = 0;
   for (long i = 0; i < warm + n; ++i) {
     if (i == warm) t0 = bg_clock_ns();
-    int old = sh_int_atomic_fetch_add(ctr, 1, pe);
-    if (old != (int)(base + i)) bg_kfail(scratch, (unsigned long long)i, (unsigned)old, (unsigned)(base + i));
+    const long k = base + i;
+    if (KIND == AMO_FETCH_ADD || KIND == AMO_COMPARE_SWAP) {
+      int old = KIND == AMO_FETCH_ADD ? sh_int_atomic_fetch_add(ctr, 1, pe)
+                                      : sh_int_atomic_compare_swap(ctr, (int)k, (int)(k + 1), pe);
+      if (old != (int)k) bg_kfail(scratch, (unsigned long long)i, (unsigned)old, (unsigned)k);
+    } else {
+      if (KIND == AMO_ADD_QUIET) sh_int_atomic_add(ctr, amo_addend(seed, (uint64_t)k), pe);
+      if (KIND == AMO_INC_QUIET) sh_int_atomic_inc(ctr, pe);
+      sh_quiet();
+    }
   }
   scratch[4] = bg_clock_ns() - t0;
 }
 
-void bench_fetch_add(void *small) {
-  int *ctr = static_cast<int *>(small);
-  CK(cudaMemsetAsync(small, 0, BG_SMALL_BYTES, st));
+template <int KIND>
+static void one(int *ctr, const char *op) {
+  CK(cudaMemsetAsync(ctr, 0, 64, st));
   sync_barrier();
-  const char *op = "int_atomic_fetch_add_rtt_1thread";
+  const uint64_t seed = seed_of(op, 4);
   const long warm = 200, n = iters(20000, 1000);
   const int timed = (int)iters(7, 3);
   long base = 0;
+  uint32_t want_sum = 0;  // AMO_ADD_QUIET: the 32-bit sum of every addend
   std::vector<double> us;
   unsigned long long bad = 0;
   char detail[160] = "";
   for (int t = 0; t <= timed; ++t) {  // t == 0: warm-up
     if (me == 0) {
       reset_scratch();
-      launch(false, k_fetch_add, 1, 1, ctr, peer, base, warm, n, d_scratch);
+      launch(false, k_amo<KIND>, 1, 1, ctr, peer, seed, base, warm, n, d_scratch);
       unsigned long long s[8];
       read_scratch(s);
       if (s[0] && !bad)
@@ -42,6 +66,8 @@ void bench_fetch_add(void *small) {
       bad += s[0];
       if (t > 0) us.push_back((double)s[4] * 1e-3 / (double)n);
     }
+    if (KIND == AMO_ADD_QUIET)
+      for (long i = 0; i < warm + n; ++i) want_sum += (uint32_t)amo_addend(seed, (uint64_t)(base + i));
     base += warm + n;
     sync_barrier();
   }
@@ -51,8 +77,17 @@ void bench_fetch_add(void *small) {
   } else {
     int got = 0;
     CK(cudaMemcpy(&got, ctr, sizeof got, cudaMemcpyDeviceToHost));
+    const uint32_t want = KIND == AMO_ADD_QUIET ? want_sum : (uint32_t)base;
     char d[96];
-    snprintf(d, sizeof d, "final_count_%d,want_%ld", got, base);
-    verdict(op, 4, got == (int)base, got == (int)base ? "" : d);
+    snprintf(d, sizeof d, "final_counter_0x%x,want_0x%x", (unsigned)got, (unsigned)want);
+    verdict(op, 4, (uint32_t)got == want, (uint32_t)got == want ? "" : d);
   }
+}
+
+void bench_atomics(void *small) {
+  int *ctr = static_cast<int *>(small);
+  one<AMO_FETCH_ADD>(ctr, "int_atomic_fetch_add_rtt_1thread");
+  one<AMO_COMPARE_SWAP>(ctr, "int_atomic_compare_swap_rtt_1thread");
+  one<AMO_ADD_QUIET>(ctr, "int_atomic_add+quiet_1thread");
+  one<AMO_INC_QUIET>(ctr, "int_atomic_inc+quiet_1thread");
 }

@@ -1,4 +1,4 @@
-/* bench_gpu.cuh: the harness shared by the GPU benchmarks (bench/gpu/*.cu).
+/* bench_gpu.cuh: the harness shared by the GPU benchmarks (the .cu files of bench/gpu).
  *
  * Output, one line per fact, for scripts/bench-nvidia.sh to merge:
  *   R <op> <size> <unit> <value>        a result (PE 0); the median over timed repetitions
@@ -116,9 +116,18 @@ void bench_get_bw(char *a, char *b, size_t max_bytes);  // bench_rma_bw.cu
 void bench_p_quiet(void *small);                        // bench_p.cu
 void bench_p_pingpong(void *small);                     // bench_p.cu
 void bench_signal_pingpong(char *a, char *b, void *small, size_t max_bytes);  // bench_signal.cu
-void bench_fetch_add(void *small);                      // bench_amo.cu
+void bench_atomics(void *small);                        // bench_amo.cu
 void bench_device_barriers(void *small);                // bench_sync.cu
 void bench_host_barrier(void *small);                   // bench_sync.cu
+void bench_collectives(char *a, char *b, size_t max_bytes);              // bench_coll.cu
+void bench_on_stream(char *a, char *b, void *small, size_t max_bytes);   // bench_stream.cu
+
+/* Collective data and checks (bench_coll.cu; bench_stream.cu's reduce uses them too). */
+enum { COLL_REDUCE = 0, COLL_BCAST = 1, COLL_ALLTOALL = 2, COLL_FCOLLECT = 3 };
+/** Fresh random source data of collective `op` (S = bytes) in src, dest and its guard zeroed. */
+void coll_prepare(int op, char *dst, char *src, size_t bytes, uint64_t seed);
+/** Checks this PE's dest after one collective `op`; prints the V line; returns ok. */
+bool coll_verify(int op, const char *opname, const char *dst, size_t bytes, uint64_t seed);
 
 /** Bytes of the small symmetric area (flags, slots, counters) every benchmark may use. */
 #define BG_SMALL_BYTES 4096

@@ -1,10 +1,11 @@
 /* gpu_bench: the GPU benchmarks of bench/gpu, built once per library (see shmem_adapter.cuh).
  *
- *   rocshmem-run -n 2 gpu_bench_rocshmem -b put,get,p,pingpong,signal,amo,barrier,hostbarrier
+ *   rocshmem-run -n 2 gpu_bench_rocshmem -b put,get,p,pingpong,signal,amo,barrier,coll,stream,hostbarrier
  *   BENCH_RANK=r BENCH_NRANKS=2 BENCH_UID_FILE=f gpu_bench_nvshmem -b ...     (one per rank)
  *
  * -b: the benchmarks (comma-separated; "all" for every one, "init" for none: init and finalize
- * times only). -m: the largest transfer in bytes (default 128 MiB). Exactly 2 PEs, one per GPU.
+ * times only). -m: the largest transfer in bytes (default 256 MiB; the symmetric heap holds two
+ * buffers of that size). Exactly 2 PEs, one per GPU.
  * BENCH_SCALE multiplies the iteration counts. The output format is in bench_gpu.cuh.
  */
 #include "bench_gpu.cuh"
@@ -133,18 +134,19 @@ static bool wants(const std::string &list, const char *name) {
 
 int main(int argc, char **argv) {
   std::string which = "all";
-  size_t max_bytes = 128u << 20;
+  size_t max_bytes = 256u << 20;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-b") && i + 1 < argc) which = argv[++i];
     else if (!strcmp(argv[i], "-m") && i + 1 < argc) max_bytes = (size_t)strtoull(argv[++i], nullptr, 0);
     else {
       fprintf(stderr,
-              "usage: %s [-b all|init|put,get,p,pingpong,signal,amo,barrier,hostbarrier] [-m max-bytes]\n", argv[0]);
+              "usage: %s [-b all|init|put,get,p,pingpong,signal,amo,barrier,coll,stream,hostbarrier] [-m max-bytes]\n",
+              argv[0]);
       return 2;
     }
   }
   static const char *const known[] = {"all", "init", "put", "get", "p", "pingpong", "signal", "amo", "barrier",
-                                      "hostbarrier"};
+                                      "coll", "stream", "hostbarrier"};
   {
     size_t pos = 0;
     while (pos <= which.size()) {
@@ -188,7 +190,8 @@ int main(int argc, char **argv) {
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   CK(cudaMalloc(&d_scratch, 8 * sizeof(unsigned long long)));
 
-  const bool big = wants(which, "put") || wants(which, "get") || wants(which, "signal");
+  const bool big = wants(which, "put") || wants(which, "get") || wants(which, "signal") || wants(which, "coll") ||
+                   wants(which, "stream");
   // Each buffer: the largest transfer, then guard words (checked untouched), then padding so
   // that the second buffer starts as aligned as the first.
   const size_t span = max_bytes + 4096;
@@ -213,8 +216,10 @@ int main(int argc, char **argv) {
   if (wants(which, "p")) bench_p_quiet(small);
   if (wants(which, "pingpong")) bench_p_pingpong(small);
   if (wants(which, "signal")) bench_signal_pingpong(a, b, small, max_bytes);
-  if (wants(which, "amo")) bench_fetch_add(small);
+  if (wants(which, "amo")) bench_atomics(small);
   if (wants(which, "barrier")) bench_device_barriers(small);
+  if (wants(which, "coll")) bench_collectives(a, b, max_bytes);
+  if (wants(which, "stream")) bench_on_stream(a, b, small, max_bytes);
   if (wants(which, "hostbarrier")) bench_host_barrier(small);
 
   sync_barrier();

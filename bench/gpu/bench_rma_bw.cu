@@ -1,5 +1,9 @@
 /* Put and get bandwidth, PE 0 <-> PE 1, one direction.
  *
+ * Sizes: at 32 CTAs every size from 8 B to 256 MiB (the bandwidth curve, docs/bench-nvidia-bw.png);
+ * at 16 CTAs the sizes of the first table; and the CTA sweep, 1 to 132 CTAs (132: one per SM of
+ * an H100/H200) at 1 MiB, 32 MiB and 256 MiB. Sizes above -m are skipped.
+ *
  * putmem_nbi_wg_<C>x1024: C CTAs of 1024 threads on PE 0; each CTA puts its contiguous share
  *   (16-byte aligned) of S bytes to PE 1, `reps` times back to back, then __syncthreads and one
  *   quiet by thread 0 (NVSHMEM's perftest shape). GB/s = S * reps / kernel time (cudaEvents).
@@ -11,8 +15,21 @@
 
 using namespace bg;
 
-static const size_t kSizes[] = {8, 64u << 10, 1u << 20, 32u << 20, 128u << 20};
-static const unsigned kCtas[] = {16, 32};
+static const size_t kCurve[] = {8,         64,        512,       4u << 10,   32u << 10,  64u << 10,  256u << 10,
+                                1u << 20,  4u << 20,  16u << 20, 32u << 20, 64u << 20, 128u << 20, 256u << 20};
+static const size_t kFirstTable[] = {8, 64u << 10, 1u << 20, 32u << 20, 128u << 20};
+static const size_t kCtaSweep[] = {1u << 20, 32u << 20, 256u << 20};
+static const unsigned kCtas[] = {1, 2, 4, 8, 16, 32, 64, 132};
+
+/** The sizes measured at `ctas` CTAs, ascending. */
+static std::vector<size_t> sizes_for(unsigned ctas) {
+  std::vector<size_t> v(kCtaSweep, kCtaSweep + sizeof kCtaSweep / sizeof *kCtaSweep);
+  if (ctas == 32) v.assign(kCurve, kCurve + sizeof kCurve / sizeof *kCurve);
+  if (ctas == 16) v.insert(v.end(), kFirstTable, kFirstTable + sizeof kFirstTable / sizeof *kFirstTable);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
 static const size_t kGuard = 256;
 
 static __device__ __forceinline__ void share(size_t bytes, size_t *off, size_t *len) {
@@ -44,7 +61,7 @@ static void run(bool is_put, char *a, char *b, size_t max_bytes) {
   CK(cudaEventCreate(&e1));
   const int timed = (int)iters(9, 3);
   for (unsigned ctas : kCtas) {
-    for (size_t size : kSizes) {
+    for (size_t size : sizes_for(ctas)) {
       if (size > max_bytes) continue;
       char op[64];
       snprintf(op, sizeof op, "%s_%ux1024", is_put ? "putmem_nbi_wg" : "getmem_wg", ctas);

@@ -3,8 +3,11 @@
  * Device, both PEs in one kernel each, back to back (device clock over the timed loop, after
  * warm-up; time per barrier on PE 0):
  *   barrier_all_1thread      barrier_all from a <<<1, 1>>> kernel
+ *   barrier_all_wave_32thr   barrier_all_wave (NVSHMEM: barrier_all_warp) from <<<1, 32>>>
  *   barrier_all_wg_1024thr   barrier_all_wg (NVSHMEM: barrier_all_block) from <<<1, 1024>>>
  *   sync_all_1thread         sync_all from <<<1, 1>>>
+ *   sync_all_wave_32thr      sync_all_wave (NVSHMEM: sync_all_warp) from <<<1, 32>>>
+ *   sync_all_wg_1024thr      sync_all_wg (NVSHMEM: sync_all_block) from <<<1, 1024>>>
  * Host: host_barrier_all, each call timed on PE 0 (median over calls).
  * Each is checked once, in a launch (or loop) of its own: before round i each PE writes a value
  * of (its PE, i) into word i % 2 of the peer (int_p; before sync_all also quiet), and after the
@@ -14,7 +17,14 @@
 
 using namespace bg;
 
-enum { KIND_BARRIER_ALL = 0, KIND_BARRIER_ALL_WG = 1, KIND_SYNC_ALL = 2 };
+enum {
+  KIND_BARRIER_ALL = 0,
+  KIND_BARRIER_ALL_WG = 1,
+  KIND_SYNC_ALL = 2,
+  KIND_BARRIER_ALL_WAVE = 3,
+  KIND_SYNC_ALL_WAVE = 4,
+  KIND_SYNC_ALL_WG = 5
+};
 
 template <int KIND>
 static __global__ void k_barrier(int *slots, int me, int pe, uint64_t seed, long warm, long n, int check,
@@ -24,11 +34,18 @@ static __global__ void k_barrier(int *slots, int me, int pe, uint64_t seed, long
     if (i == warm && threadIdx.x == 0) t0 = bg_clock_ns();
     if (check && threadIdx.x == 0) {
       sh_int_p(slots + (i & 1), (int)bg_val(seed + (uint64_t)me, (uint64_t)i), pe);
-      if (KIND == KIND_SYNC_ALL) sh_quiet();
+      // sync_all does not complete earlier puts: the check completes its own first.
+      if (KIND == KIND_SYNC_ALL || KIND == KIND_SYNC_ALL_WAVE || KIND == KIND_SYNC_ALL_WG) sh_quiet();
     }
+    // Group scopes: whichever thread the library picks to lead sees thread 0's put first (check
+    // launches only, so the timed loop is the bare barrier).
+    if (check && KIND != KIND_BARRIER_ALL && KIND != KIND_SYNC_ALL) __syncthreads();
     if (KIND == KIND_BARRIER_ALL) sh_barrier_all();
+    if (KIND == KIND_BARRIER_ALL_WAVE) sh_barrier_all_warp();
     if (KIND == KIND_BARRIER_ALL_WG) sh_barrier_all_block();
     if (KIND == KIND_SYNC_ALL) sh_sync_all();
+    if (KIND == KIND_SYNC_ALL_WAVE) sh_sync_all_warp();
+    if (KIND == KIND_SYNC_ALL_WG) sh_sync_all_block();
     if (check && threadIdx.x == 0) {
       int got = *(volatile int *)(slots + (i & 1)), want = (int)bg_val(seed + (uint64_t)pe, (uint64_t)i);
       if (got != want) bg_kfail(scratch, (unsigned long long)i, (unsigned)got, (unsigned)want);
@@ -68,8 +85,11 @@ static void one(int *slots, const char *op, unsigned threads) {
 void bench_device_barriers(void *small) {
   int *slots = static_cast<int *>(small);
   one<KIND_BARRIER_ALL>(slots, "barrier_all_1thread", 1);
+  one<KIND_BARRIER_ALL_WAVE>(slots, "barrier_all_wave_32thr", 32);
   one<KIND_BARRIER_ALL_WG>(slots, "barrier_all_wg_1024thr", 1024);
   one<KIND_SYNC_ALL>(slots, "sync_all_1thread", 1);
+  one<KIND_SYNC_ALL_WAVE>(slots, "sync_all_wave_32thr", 32);
+  one<KIND_SYNC_ALL_WG>(slots, "sync_all_wg_1024thr", 1024);
 }
 
 void bench_host_barrier(void *small) {

@@ -141,9 +141,55 @@ __device__ __forceinline__ void sh_putmem_signal_nbi_block(void *d, const void *
 __device__ __forceinline__ int sh_int_atomic_fetch_add(int *d, int v, int pe) {
   return nvshmem_int_atomic_fetch_add(d, v, pe);
 }
+__device__ __forceinline__ int sh_int_atomic_compare_swap(int *d, int cond, int v, int pe) {
+  return nvshmem_int_atomic_compare_swap(d, cond, v, pe);
+}
+__device__ __forceinline__ void sh_int_atomic_add(int *d, int v, int pe) { nvshmem_int_atomic_add(d, v, pe); }
+__device__ __forceinline__ void sh_int_atomic_inc(int *d, int pe) { nvshmem_int_atomic_inc(d, pe); }
 __device__ __forceinline__ void sh_barrier_all() { nvshmem_barrier_all(); }
+__device__ __forceinline__ void sh_barrier_all_warp() { nvshmemx_barrier_all_warp(); }
 __device__ __forceinline__ void sh_barrier_all_block() { nvshmemx_barrier_all_block(); }
 __device__ __forceinline__ void sh_sync_all() { nvshmem_sync_all(); }
+__device__ __forceinline__ void sh_sync_all_warp() { nvshmemx_sync_all_warp(); }
+__device__ __forceinline__ void sh_sync_all_block() { nvshmemx_sync_all_block(); }
+
+/* Collectives over the world team; sizes in bytes (per PE for alltoall and fcollect). The
+ * broadcast uses the char form: NVSHMEM 3.8's host header declares broadcastmem_block without
+ * its root argument, the typed char form is the same code path and declared consistently. */
+__device__ __forceinline__ void sh_float_sum_reduce_block(float *d, const float *s, size_t n) {
+  nvshmemx_float_sum_reduce_block(NVSHMEM_TEAM_WORLD, d, s, n);
+}
+__device__ __forceinline__ void sh_float_sum_reduce_warp(float *d, const float *s, size_t n) {
+  nvshmemx_float_sum_reduce_warp(NVSHMEM_TEAM_WORLD, d, s, n);
+}
+__device__ __forceinline__ void sh_broadcastmem_block(void *d, const void *s, size_t bytes, int root) {
+  nvshmemx_char_broadcast_block(NVSHMEM_TEAM_WORLD, (char *)d, (const char *)s, bytes, root);
+}
+__device__ __forceinline__ void sh_broadcastmem_warp(void *d, const void *s, size_t bytes, int root) {
+  nvshmemx_char_broadcast_warp(NVSHMEM_TEAM_WORLD, (char *)d, (const char *)s, bytes, root);
+}
+__device__ __forceinline__ void sh_alltoallmem_block(void *d, const void *s, size_t bytes) {
+  nvshmemx_alltoallmem_block(NVSHMEM_TEAM_WORLD, d, s, bytes);
+}
+__device__ __forceinline__ void sh_alltoallmem_warp(void *d, const void *s, size_t bytes) {
+  nvshmemx_alltoallmem_warp(NVSHMEM_TEAM_WORLD, d, s, bytes);
+}
+__device__ __forceinline__ void sh_fcollectmem_block(void *d, const void *s, size_t bytes) {
+  nvshmemx_fcollectmem_block(NVSHMEM_TEAM_WORLD, d, s, bytes);
+}
+__device__ __forceinline__ void sh_fcollectmem_warp(void *d, const void *s, size_t bytes) {
+  nvshmemx_fcollectmem_warp(NVSHMEM_TEAM_WORLD, d, s, bytes);
+}
+
+/* Stream-ordered host operations. */
+#define SH_HAVE_ON_STREAM 1
+static inline void sh_putmem_on_stream(void *d, const void *s, size_t bytes, int pe, cudaStream_t st) {
+  nvshmemx_putmem_on_stream(d, s, bytes, pe, st);
+}
+static inline void sh_barrier_all_on_stream(cudaStream_t st) { nvshmemx_barrier_all_on_stream(st); }
+static inline int sh_float_sum_reduce_on_stream(float *d, const float *s, size_t n, cudaStream_t st) {
+  return nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
+}
 
 #else
 /* ---------------------------------------------------------------------------- rocSHMEM -- */
@@ -192,9 +238,67 @@ __device__ __forceinline__ void sh_putmem_signal_nbi_block(void *d, const void *
 __device__ __forceinline__ int sh_int_atomic_fetch_add(int *d, int v, int pe) {
   return rocshmem::rocshmem_int_atomic_fetch_add(d, v, pe);
 }
+__device__ __forceinline__ int sh_int_atomic_compare_swap(int *d, int cond, int v, int pe) {
+  return rocshmem::rocshmem_int_atomic_compare_swap(d, cond, v, pe);
+}
+__device__ __forceinline__ void sh_int_atomic_add(int *d, int v, int pe) { rocshmem::rocshmem_int_atomic_add(d, v, pe); }
+__device__ __forceinline__ void sh_int_atomic_inc(int *d, int pe) { rocshmem::rocshmem_int_atomic_inc(d, pe); }
 __device__ __forceinline__ void sh_barrier_all() { rocshmem::rocshmem_barrier_all(); }
+__device__ __forceinline__ void sh_barrier_all_warp() { rocshmem::rocshmem_barrier_all_wave(); }
 __device__ __forceinline__ void sh_barrier_all_block() { rocshmem::rocshmem_barrier_all_wg(); }
 __device__ __forceinline__ void sh_sync_all() { rocshmem::rocshmem_sync_all(); }
+__device__ __forceinline__ void sh_sync_all_warp() { rocshmem::rocshmem_sync_all_wave(); }
+__device__ __forceinline__ void sh_sync_all_block() { rocshmem::rocshmem_sync_all_wg(); }
+
+/* Collectives over the world team with the default context; sizes in bytes (per PE for
+ * alltoall and fcollect). Upstream's counts are int: the benchmark stays below 2^31. */
+__device__ __forceinline__ void sh_float_sum_reduce_block(float *d, const float *s, size_t n) {
+  rocshmem::rocshmem_ctx_float_sum_reduce_wg(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s, (int)n);
+}
+__device__ __forceinline__ void sh_float_sum_reduce_warp(float *d, const float *s, size_t n) {
+  rocshmem::rocshmem_ctx_float_sum_reduce_wave(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s,
+                                               (int)n);
+}
+__device__ __forceinline__ void sh_broadcastmem_block(void *d, const void *s, size_t bytes, int root) {
+  rocshmem::rocshmem_ctx_broadcastmem_wg(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s, (int)bytes,
+                                         root);
+}
+__device__ __forceinline__ void sh_broadcastmem_warp(void *d, const void *s, size_t bytes, int root) {
+  rocshmem::rocshmem_ctx_broadcastmem_wave(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s,
+                                           (int)bytes, root);
+}
+__device__ __forceinline__ void sh_alltoallmem_block(void *d, const void *s, size_t bytes) {
+  rocshmem::rocshmem_ctx_alltoallmem_wg(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s, (int)bytes);
+}
+__device__ __forceinline__ void sh_alltoallmem_warp(void *d, const void *s, size_t bytes) {
+  rocshmem::rocshmem_ctx_alltoallmem_wave(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s,
+                                          (int)bytes);
+}
+__device__ __forceinline__ void sh_fcollectmem_block(void *d, const void *s, size_t bytes) {
+  rocshmem::rocshmem_ctx_fcollectmem_wg(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s, (int)bytes);
+}
+__device__ __forceinline__ void sh_fcollectmem_warp(void *d, const void *s, size_t bytes) {
+  rocshmem::rocshmem_ctx_fcollectmem_wave(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD, d, s,
+                                          (int)bytes);
+}
+
+/* Stream-ordered host operations (upstream >= 3.4/3.5 signatures). scripts/bench-nvidia.sh
+ * defines BENCH_ROC_ON_STREAM when include/rocshmem declares them; without it `-b stream`
+ * stops with an error that says so (bench_stream.cu). Host code reads the host shadows of
+ * ROCSHMEM_CTX_DEFAULT and ROCSHMEM_TEAM_WORLD, which init fills (device/src/gpu_globals.cpp). */
+#ifdef BENCH_ROC_ON_STREAM
+#define SH_HAVE_ON_STREAM 1
+static inline void sh_putmem_on_stream(void *d, const void *s, size_t bytes, int pe, cudaStream_t st) {
+  rocshmem::rocshmem_putmem_on_stream(d, s, bytes, pe, st);
+}
+static inline void sh_barrier_all_on_stream(cudaStream_t st) { rocshmem::rocshmem_barrier_all_on_stream(st); }
+static inline int sh_float_sum_reduce_on_stream(float *d, const float *s, size_t n, cudaStream_t st) {
+  return rocshmem::rocshmem_ctx_float_sum_reduce_on_stream(rocshmem::ROCSHMEM_CTX_DEFAULT, rocshmem::ROCSHMEM_TEAM_WORLD,
+                                                           d, s, (int)n, st);
+}
+#else
+#define SH_HAVE_ON_STREAM 0
+#endif
 #endif
 
 #endif

@@ -10,6 +10,13 @@
 //!   the 578 unmangled extern "C" entry points (device/gen/bitcode_api.cpp, marked `used`) and
 //!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
 //!
+//! - `products.txt`: `archive_arches=` and `bitcode_arches=` (`;`-separated), read by the CMake
+//!   build (cmake/stage_amd.cmake), which stages and installs the products.
+//!
+//! The products are reused while a hash of their inputs (the sources and headers below, the
+//! arch list, the compilers and this file) is unchanged (`inputs.hash`), so a rebuild of the Rust
+//! core alone costs nothing here; `off` deletes them, so stale products are never staged.
+//!
 //! Sources: device/gen/*.cpp (generated entry points over the templates of device/src/) and
 //! device/src/gpu_globals.cpp.
 //!
@@ -26,8 +33,9 @@
 //! `ROCSHMEM_AMD`: `auto` builds when a HIP compiler is found (a failure is reported in warning
 //! lines and the rest of the build goes on: the host platform never depends on these products);
 //! `require` makes a missing compiler or a failed compile a build error (scripts/check-amd.sh);
-//! unset or `off` skips this step for now: three arches cost about 5 CPU-minutes on every
-//! build.rs run until the collectives compile faster (see docs/design.md).
+//! unset or `off` skips this step (the default of a plain `cargo build`, which clippy and the
+//! unit tests also run: three arches cost about 5 CPU-minutes; the CMake build passes its
+//! `ROCSHMEM_AMD` option, OFF unless asked for, see docs/amd.md).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -243,6 +251,48 @@ fn parallel(jobs: Vec<Command>, n: usize) -> Result<(), String> {
     }
 }
 
+/// Every file under `dir`, recursively, sorted.
+fn files_under(dir: &Path, acc: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    v.sort();
+    for p in v {
+        if p.is_dir() {
+            files_under(&p, acc);
+        } else {
+            acc.push(p);
+        }
+    }
+}
+
+/// A hash of everything the products depend on: everything under device/, the public
+/// headers they include, the arch plan, the compilers, and this build code.
+fn inputs_hash(root: &Path, plan: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut files = Vec::new();
+    for d in ["device", "include/rocshmem"] {
+        files_under(&root.join(d), &mut files);
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    include_str!("amd_build.rs").hash(&mut h);
+    plan.hash(&mut h);
+    for f in files {
+        f.strip_prefix(root).unwrap_or(&f).hash(&mut h);
+        std::fs::read(&f).unwrap_or_default().hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// The products of a previous run in `work` (deleted before a new one and in `off` mode).
+fn clear_products(work: &Path) {
+    for e in std::fs::read_dir(work).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("librocshmem_device") || name == "products.txt" || name == "inputs.hash" {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn sources(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("device/gen"))
         .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cpp")).collect())
@@ -399,6 +449,7 @@ fn build_archive(
 pub fn build(root: &Path, out: &Path) {
     let mode = env("ROCSHMEM_AMD").unwrap_or_else(|| "off".into()).to_ascii_lowercase();
     if matches!(mode.as_str(), "off" | "0" | "no" | "false") {
+        clear_products(&out.join("amd"));
         warn("AMD device library skipped (set ROCSHMEM_AMD=auto or require to build it)");
         return;
     }
@@ -435,6 +486,7 @@ pub fn build(root: &Path, out: &Path) {
         if require {
             panic!("rocshmem: ROCSHMEM_AMD=require but no hipcc / HIP clang found (set HIPCC or ROCSHMEM_HIP_CLANG)");
         }
+        clear_products(&work);
         warn("AMD products skipped: no hipcc found (set HIPCC or ROCSHMEM_HIP_CLANG to build them)");
         return;
     };
@@ -478,8 +530,30 @@ pub fn build(root: &Path, out: &Path) {
         ));
     }
     if bc_arches.is_empty() {
+        clear_products(&work);
         return fail("no arch to build".into());
     }
+
+    // Reuse the products while nothing they are made from changed.
+    let plan: Vec<String> = bc_arches
+        .iter()
+        .map(|(a, tc)| format!("{a}={}:{}:{}", tc.clang.display(), tc.major, tc.hip_flags.join(" ")))
+        .chain(rdc_arches.iter().map(|a| format!("rdc={a}")))
+        .collect();
+    let hash = inputs_hash(root, &plan.join("\n"));
+    let manifest = work.join("products.txt");
+    if std::fs::read_to_string(work.join("inputs.hash")).is_ok_and(|h| h.trim() == hash)
+        && std::fs::read_to_string(&manifest).is_ok_and(|m| {
+            m.lines()
+                .filter_map(|l| l.strip_prefix("files="))
+                .flat_map(|f| f.split(';'))
+                .all(|f| work.join(f).is_file())
+        })
+    {
+        warn(&format!("AMD device library up to date (inputs unchanged): {}", work.display()));
+        return;
+    }
+    clear_products(&work);
 
     // The arches are built side by side (opt of the whole library is the long step, one core
     // each); each arch's compile jobs share the NUM_JOBS slots.
@@ -511,16 +585,38 @@ pub fn build(root: &Path, out: &Path) {
         }
     }
     let rdc_arches: Vec<String> = rdc_arches.into_iter().filter(|a| built.iter().any(|(b, _)| b == a)).collect();
+    let mut archive_arches: Vec<String> = Vec::new();
     if !rdc_arches.is_empty() {
         let dest = work.join("librocshmem_device.a");
         match build_archive(&primary, root, &work, &rdc_arches, &built, &dest) {
-            Ok(()) => warn(&format!(
-                "AMD device library ({}, -fgpu-rdc{}): {}",
-                rdc_arches.join(", "),
-                if primary.from_hipcc { ", hipcc's clang" } else { "" },
-                dest.display()
-            )),
+            Ok(()) => {
+                warn(&format!(
+                    "AMD device library ({}, -fgpu-rdc{}): {}",
+                    rdc_arches.join(", "),
+                    if primary.from_hipcc { ", hipcc's clang" } else { "" },
+                    dest.display()
+                ));
+                archive_arches = rdc_arches;
+            }
             Err(e) => fail(format!("librocshmem_device.a: {e}")),
         }
+    }
+    // What the CMake build stages and installs; the hash marks the products current.
+    let bc_names: Vec<String> = built.iter().map(|(a, _)| file_arch(a).to_string()).collect();
+    let mut files: Vec<String> = bc_names.iter().map(|a| format!("librocshmem_device_{a}.bc")).collect();
+    if !archive_arches.is_empty() {
+        files.push("librocshmem_device.a".into());
+    }
+    if files.is_empty() {
+        return;
+    }
+    let text = format!(
+        "archive_arches={}\nbitcode_arches={}\nfiles={}\n",
+        archive_arches.join(";"),
+        bc_names.join(";"),
+        files.join(";")
+    );
+    if let Err(e) = std::fs::write(&manifest, text).and_then(|_| std::fs::write(work.join("inputs.hash"), &hash)) {
+        warn(&format!("AMD products manifest not written: {e}"));
     }
 }

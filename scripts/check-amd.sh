@@ -4,14 +4,16 @@
 #    `D(extern C, bitcode)` of ctests/data/rocshmem-api-names.tsv (unprefixed on GPUs; the host
 #    platform's copies carry rocshmemi_bc_), and the globals ROCSHMEM_CTX_DEFAULT (16 bytes),
 #    ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED (8 bytes each);
-#  - librocshmem_device.a holds device code for every built arch and the host glue
-#    rocshmemi_device_globals_set;
+#  - librocshmem_device.a (and a staged librocshmem.a) holds device code for every built arch
+#    and the host glue rocshmemi_device_globals_set;
 #  - with CHECK_AMD_LINK=1, a user kernel (ctests/amd/link_kernel.cpp) compiles and device-links
 #    against it with -fgpu-rdc (slow: LTO of the library for every arch).
 # Exits non-zero on any miss. No AMD GPU is needed.
 #
-# Environment: ROCSHMEM_GPU_TARGETS (default "gfx90a;gfx908;gfx940"); AMD_OUT=<dir> checks an
-# existing OUT_DIR/amd instead of building.
+# Environment: ROCSHMEM_GPU_TARGETS (default "gfx90a;gfx908;gfx940"; with CHECK_AMD_ALL=1 an arch
+# the build skipped is a failure); AMD_OUT=<dir> checks an
+# existing OUT_DIR/amd, or a CMake build's lib/ folder (scripts/test.sh: build/lib, which also
+# has the combined librocshmem.a), instead of building.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +62,12 @@ built=()
 for arch in $arches; do
   bc="$AMD_OUT/librocshmem_device_$arch.bc"
   if [ ! -f "$bc" ]; then
-    echo "check-amd: $arch: no $bc (skipped by the build: see its warning lines)"
+    if [ "${CHECK_AMD_ALL:-0}" = 1 ]; then
+      echo "check-amd: FAIL: $arch: no $bc (skipped by the build: see its warning lines)"
+      fail=1
+    else
+      echo "check-amd: $arch: no $bc (skipped by the build: see its warning lines)"
+    fi
     continue
   fi
   built+=("$arch")
@@ -91,30 +98,43 @@ for arch in $arches; do
 done
 [ ${#built[@]} -gt 0 ] || { echo "check-amd: FAIL: no bitcode built"; fail=1; }
 
-# 4. The archive: code objects for every built arch, and the host glue.
+# 4. The archives: code objects for every built arch, and the host glue. librocshmem_device.a
+#    always; librocshmem.a too when it is the CMake build's staged one (cmake/stage_amd.cmake
+#    adds the device object to the core's archive, as upstream's holds host and device code).
+check_archive() {  # <archive> <member or ""> <label>
+  x="$names.d.ar"; rm -rf "$x"; mkdir -p "$x"
+  if [ -n "$2" ]; then (cd "$x" && "llvm-ar-$LLVM" x "$1" "$2"); else (cd "$x" && "llvm-ar-$LLVM" x "$1"); fi
+  bundles=$(for o in "$x"/*.o; do "$BUNDLER" --list --type=o --input="$o"; done | sort -u)
+  for arch in "${built[@]}"; do
+    if echo "$bundles" | grep -Eq "^hip-amdgcn-amd-amdhsa-+$arch(:|$)"; then
+      echo "check-amd: $3: device code for $arch"
+    else
+      echo "check-amd: FAIL: $3 has no device code for $arch (bundles: $(echo $bundles))"
+      fail=1
+    fi
+  done
+  if "llvm-nm-$LLVM" --defined-only "$x"/*.o 2>/dev/null | grep -q " T rocshmemi_device_globals_set$"; then
+    echo "check-amd: $3: host glue rocshmemi_device_globals_set"
+  else
+    echo "check-amd: FAIL: $3 lacks rocshmemi_device_globals_set"
+    fail=1
+  fi
+  rm -rf "$x"
+}
 lib="$AMD_OUT/librocshmem_device.a"
 if [ ! -f "$lib" ]; then
   echo "check-amd: FAIL: no $lib"
   fail=1
 else
-  x="$names.d.ar"; rm -rf "$x"; mkdir -p "$x"
-  (cd "$x" && "llvm-ar-$LLVM" x "$lib")
-  bundles=$(for o in "$x"/*.o; do "$BUNDLER" --list --type=o --input="$o"; done | sort -u)
-  for arch in "${built[@]}"; do
-    if echo "$bundles" | grep -Eq "^hip-amdgcn-amd-amdhsa-+$arch(:|$)"; then
-      echo "check-amd: archive: device code for $arch"
+  check_archive "$lib" "" librocshmem_device.a
+  if [ -f "$AMD_OUT/librocshmem.a" ]; then
+    if "llvm-ar-$LLVM" t "$AMD_OUT/librocshmem.a" | grep -qx rocshmem_device.o; then
+      check_archive "$AMD_OUT/librocshmem.a" rocshmem_device.o librocshmem.a
     else
-      echo "check-amd: FAIL: archive has no device code for $arch (bundles: $(echo $bundles))"
+      echo "check-amd: FAIL: $AMD_OUT/librocshmem.a has no rocshmem_device.o (device code) member"
       fail=1
     fi
-  done
-  if "llvm-nm-$LLVM" --defined-only "$lib" 2>/dev/null | grep -q " T rocshmemi_device_globals_set$"; then
-    echo "check-amd: archive: host glue rocshmemi_device_globals_set"
-  else
-    echo "check-amd: FAIL: archive lacks rocshmemi_device_globals_set"
-    fail=1
   fi
-  rm -rf "$x"
 fi
 
 # 5. Optional: a user kernel device-links against the archive (-fgpu-rdc, as upstream's apps).

@@ -2,7 +2,10 @@
 # Installs what building and testing need on Debian/Ubuntu, if it is missing. Used by demo.sh
 # and test.sh; safe to run again. Rust (cargo, edition 2024) must already be installed.
 #   deps.sh          what the build and the demo need
-#   deps.sh --test   also what only the tests need (clang-16: parses the CUDA side, no nvcc)
+#   deps.sh --test   also what only the tests need: clang-16 (parses the CUDA side, no nvcc;
+#                    the gfx940 bitcode) and Debian's HIP 5.2 (hipcc with clang-15,
+#                    libamdhip64-dev, rocm-device-libs) with the LLVM 15 tools, for the AMD
+#                    device library, its checks and the HIP examples (no AMD GPU needed)
 set -eu
 
 need=""
@@ -10,7 +13,9 @@ have() { command -v "$1" >/dev/null 2>&1; }
 pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 
 pkgs="build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev"
-if [ "${1:-}" = "--test" ]; then pkgs="$pkgs clang-16"; fi
+if [ "${1:-}" = "--test" ]; then
+  pkgs="$pkgs clang-16 llvm-16 hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-tools-15 lld-15"
+fi
 for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi
 done

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The HIP examples as a separate user project (examples/hip/CMakeLists.txt) against an
+# installed rocSHMEM with the AMD device library: find_package(rocshmem), hipcc, -fgpu-rdc.
+# Builds every example for the given arches and checks, without an AMD GPU:
+#  - each program's embedded code objects cover every arch (roc-obj-ls);
+#  - each program exports rocshmemi_device_globals_set (the core finds it with dlsym at init),
+#    except the module host, which links only the host library;
+#  - each module code object rocshmem_module_kernel_<arch>.co is an amdgcn ELF for that arch
+#    defining the kernel and the device globals rocshmem_hipmodule_init fills.
+#   check_examples.sh <prefix> <work dir> ["gfx90a;gfx908"]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+prefix=$1
+work=$2
+arches=${3:-gfx90a;gfx908}
+command -v hipcc >/dev/null || { echo "amd-examples: FAIL: no hipcc (scripts/deps.sh --test installs it)"; exit 1; }
+
+cmake -S "$root/examples/hip" -B "$work" -DCMAKE_CXX_COMPILER=hipcc -DCMAKE_PREFIX_PATH="$prefix" \
+  -Drocshmem_GPU_TARGETS="$arches" -DCMAKE_BUILD_TYPE=Release >"$work.configure.log" 2>&1 ||
+  { tail -20 "$work.configure.log"; echo "amd-examples: FAIL: configure"; exit 1; }
+start=$(date +%s)
+cmake --build "$work" -j"$(nproc)" >"$work.build.log" 2>&1 ||
+  { grep -E "error|Error" "$work.build.log" | head -30; echo "amd-examples: FAIL: build"; exit 1; }
+echo "amd-examples: built for $arches in $(($(date +%s) - start)) s"
+
+# LLVM tools of hipcc's clang.
+major=$(hipcc --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+readelf=$(command -v "llvm-readelf-$major" || command -v llvm-readelf) ||
+  { echo "amd-examples: FAIL: no llvm-readelf (llvm-$major)"; exit 1; }
+readobj=$(command -v "llvm-readobj-$major" || command -v llvm-readobj) ||
+  { echo "amd-examples: FAIL: no llvm-readobj (llvm-$major)"; exit 1; }
+
+fail=0
+for exe in rocshmem_getmem_test rocshmem_put_signal_test rocshmem_allreduce_test rocshmem_alltoall_test \
+           rocshmem_broadcast_test rocshmem_getmem_test_static rocshmem_module_test; do
+  f="$work/$exe"
+  [ -x "$f" ] || { echo "amd-examples: FAIL: $exe was not built"; fail=1; continue; }
+  if [ "$exe" != rocshmem_module_test ]; then
+    objs=$(roc-obj-ls "$f" 2>/dev/null | awk '{ print $2 }')
+    for a in $(echo "$arches" | tr ';' ' '); do
+      echo "$objs" | grep -Eq "^hipv4-amdgcn-amd-amdhsa-+${a%%:*}(:|$)" ||
+        { echo "amd-examples: FAIL: $exe has no code object for $a ($(echo $objs))"; fail=1; }
+    done
+    nm -D --defined-only "$f" | grep -q " T rocshmemi_device_globals_set$" ||
+      { echo "amd-examples: FAIL: $exe does not export rocshmemi_device_globals_set"; fail=1; }
+  fi
+done
+for a in $(echo "$arches" | tr ';' ' '); do
+  base=${a%%:*}
+  co="$work/rocshmem_module_kernel_$base.co"
+  [ -f "$co" ] || { echo "amd-examples: FAIL: no $co"; fail=1; continue; }
+  head=$("$readobj" --file-headers "$co" 2>/dev/null)
+  echo "$head" | grep -q "EM_AMDGPU" || { echo "amd-examples: FAIL: $co is not an AMDGPU ELF"; fail=1; }
+  mach=$(echo "$base" | tr '[:lower:]' '[:upper:]')
+  echo "$head" | grep -q "EF_AMDGPU_MACH_AMDGCN_$mach " ||
+    { echo "amd-examples: FAIL: $co is not for $base"; fail=1; }
+  syms=$("$readelf" --dyn-syms "$co" 2>/dev/null | awk '{ print $8 }')
+  for s in module_ring_put module_ring_put.kd ROCSHMEM_CTX_DEFAULT ROCSHMEM_TEAM_WORLD ROCSHMEM_TEAM_SHARED; do
+    echo "$syms" | grep -qx "$s" || { echo "amd-examples: FAIL: $co does not define $s"; fail=1; }
+  done
+done
+[ $fail -eq 0 ] || exit 1
+echo "amd-examples: 7 programs with code objects for $arches, device glue exported; module code objects OK"

@@ -1,0 +1,909 @@
+//! The AMD platform: the HIP runtime (`libamdhip64`), loaded at run time with libloading, so that
+//! librocshmem has no link-time dependency on ROCm and still loads (and runs the host or NVIDIA
+//! platform) where HIP is absent.
+//!
+//! What it provides (see `docs/design.md`, "The AMD platform"), the same as the NVIDIA one:
+//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - each PE's device segment (device synchronisation area + user heap) is one allocation of the
+//!   kind `ROCSHMEM_HEAP_ALLOCATOR_TYPE` asks for ([`HeapAllocator`]), exported with
+//!   `hipIpcGetMemHandle` and opened by every peer with `hipIpcOpenMemHandle` after peer access
+//!   is enabled;
+//! - device memory for the tables device code reads, copies and fills of device memory on a
+//!   private non-blocking stream, and the stream-ordered copy of `rocshmem_hipmodule_init`
+//!   (`hipModuleGetGlobal` + `hipMemcpyAsync`).
+//!
+//! The HIP types and constants used are declared here, from the HIP headers' ABI (checked against
+//! Debian's HIP 5.2 headers and ROCm 6/7's): `hipError_t` is a C enum (i32), a `hipIpcMemHandle_t`
+//! is 64 opaque bytes passed by value, streams, events and modules are pointers, `hipDeviceptr_t`
+//! is `void *`. The hip-runtime-sys crate is not used: its build script panics where no HIP
+//! headers are installed and always emits `-lamdhip64`, and a build on an NVIDIA-only or
+//! CPU-only machine must work (the CUDA runtime in `cuda.rs` declares its few types the same way).
+//!
+//! `hipDeviceProp_t` changed layout in ROCm 6 (`hipGetDevicePropertiesR0600`), so the only field
+//! read from it, `gcnArchName`, is read at the offset of the layout the symbol called belongs to,
+//! into a buffer larger than either layout, and kept only if it looks like an arch name; names,
+//! memory and PCI ids come from calls that take no structure.
+
+use super::host::HostRuntime;
+use super::{GpuRuntime, Platform, Segment};
+use crate::error::{Error, Result};
+use crate::log_info;
+use libloading::Library;
+use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+type HipError = i32;
+type Stream = *mut c_void;
+
+const HIP_SUCCESS: HipError = 0;
+/// `hipErrorNoDevice`: what `hipGetDeviceCount` returns (with a count of 0) when there is no GPU.
+const HIP_ERROR_NO_DEVICE: HipError = 100;
+/// `hipErrorNotFound` (a module global that does not exist).
+const HIP_ERROR_NOT_FOUND: HipError = 500;
+/// `hipErrorPeerAccessAlreadyEnabled`.
+const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: HipError = 704;
+/// `hipMemcpyDeviceToDevice`.
+const HIP_MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
+/// `hipMemcpyDefault`: the direction is inferred from the addresses (unified addressing).
+const HIP_MEMCPY_DEFAULT: c_int = 4;
+/// `hipIpcMemLazyEnablePeerAccess` (0 in HIP, where CUDA's is 1).
+const HIP_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 0;
+/// `hipStreamNonBlocking`: no implicit synchronisation with the null stream.
+const HIP_STREAM_NON_BLOCKING: c_uint = 1;
+/// `hipDeviceMallocFinegrained` (`hipExtMallocWithFlags`).
+const HIP_DEVICE_MALLOC_FINEGRAINED: c_uint = 1;
+/// `hipDeviceMallocUncached` (`hipExtMallocWithFlags`; not in HIP 5.2, which rejects it).
+const HIP_DEVICE_MALLOC_UNCACHED: c_uint = 3;
+/// `hipStreamPerThread`.
+pub const STREAM_PER_THREAD: usize = 0x2;
+/// Bytes of a `hipIpcMemHandle_t` (`HIP_IPC_HANDLE_SIZE`).
+pub const IPC_HANDLE_BYTES: usize = 64;
+
+/// Offset of `gcnArchName` in `hipDeviceProp_t` as `hipGetDeviceProperties` fills it (the layout
+/// before ROCm 6, `hipDeviceProp_tR0000`, 792 bytes).
+const GCN_ARCH_NAME_OFFSET_R0000: usize = 396;
+/// Offset of `gcnArchName` in `hipDeviceProp_tR0600` (ROCm 6 and later, 1472 bytes), as
+/// `hipGetDevicePropertiesR0600` fills it.
+const GCN_ARCH_NAME_OFFSET_R0600: usize = 1160;
+/// Bytes of `gcnArchName`.
+const GCN_ARCH_NAME_BYTES: usize = 256;
+/// Bytes given to `hipGetDeviceProperties*`: more than any layout, so a newer one cannot write
+/// past the buffer.
+const DEVICE_PROP_BUFFER_BYTES: usize = 8192;
+
+// Both property layouts (792 and 1472 bytes) hold the arch name and fit the buffer.
+const _: () = assert!(GCN_ARCH_NAME_OFFSET_R0000 + GCN_ARCH_NAME_BYTES <= 792);
+const _: () = assert!(GCN_ARCH_NAME_OFFSET_R0600 + GCN_ARCH_NAME_BYTES <= 1472);
+const _: () = assert!(1472 <= DEVICE_PROP_BUFFER_BYTES && DEVICE_PROP_BUFFER_BYTES % 8 == 0);
+
+/// `hipIpcMemHandle_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct IpcMemHandle {
+    reserved: [u8; IPC_HANDLE_BYTES],
+}
+
+/// The libraries tried, in order, when `ROCSHMEM_HIP_LIBRARY` is empty: the development link,
+/// the sonames of HIP 7, 6 and 5, then ROCm's default install directory (not always on the
+/// loader's path).
+pub const HIP_NAMES: [&str; 5] =
+    ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"];
+
+macro_rules! hip_fns {
+    ($name:ident { $( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )* }) => {
+        struct $name {
+            $( $field: unsafe extern "C" fn($($arg),*) -> $ret, )*
+        }
+
+        impl $name {
+            fn load(lib: &Library, lib_name: &str) -> Result<$name> {
+                Ok($name {
+                    $( $field: {
+                        // SAFETY: the symbol has this C signature in every HIP release we accept
+                        // (prototypes of hip_runtime_api.h, HIP 5.2 to 7).
+                        let s = unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> $ret>($sym) };
+                        *s.map_err(|e| Error::Gpu(format!("{lib_name} has no {}: {e}", $sym)))?
+                    }, )*
+                })
+            }
+        }
+    };
+}
+
+hip_fns!(HipFns {
+    get_device_count = "hipGetDeviceCount": fn(*mut c_int) -> HipError;
+    get_device = "hipGetDevice": fn(*mut c_int) -> HipError;
+    set_device = "hipSetDevice": fn(c_int) -> HipError;
+    malloc = "hipMalloc": fn(*mut *mut c_void, usize) -> HipError;
+    ext_malloc_with_flags = "hipExtMallocWithFlags": fn(*mut *mut c_void, usize, c_uint) -> HipError;
+    free = "hipFree": fn(*mut c_void) -> HipError;
+    memcpy_async = "hipMemcpyAsync": fn(*mut c_void, *const c_void, usize, c_int, Stream) -> HipError;
+    memset_async = "hipMemsetAsync": fn(*mut c_void, c_int, usize, Stream) -> HipError;
+    stream_create_with_flags = "hipStreamCreateWithFlags": fn(*mut Stream, c_uint) -> HipError;
+    stream_synchronize = "hipStreamSynchronize": fn(Stream) -> HipError;
+    stream_destroy = "hipStreamDestroy": fn(Stream) -> HipError;
+    ipc_get_mem_handle = "hipIpcGetMemHandle": fn(*mut IpcMemHandle, *mut c_void) -> HipError;
+    ipc_open_mem_handle = "hipIpcOpenMemHandle": fn(*mut *mut c_void, IpcMemHandle, c_uint) -> HipError;
+    ipc_close_mem_handle = "hipIpcCloseMemHandle": fn(*mut c_void) -> HipError;
+    device_can_access_peer = "hipDeviceCanAccessPeer": fn(*mut c_int, c_int, c_int) -> HipError;
+    device_enable_peer_access = "hipDeviceEnablePeerAccess": fn(c_int, c_uint) -> HipError;
+    get_last_error = "hipGetLastError": fn() -> HipError;
+    get_error_string = "hipGetErrorString": fn(HipError) -> *const c_char;
+    get_error_name = "hipGetErrorName": fn(HipError) -> *const c_char;
+    runtime_get_version = "hipRuntimeGetVersion": fn(*mut c_int) -> HipError;
+    device_get_name = "hipDeviceGetName": fn(*mut c_char, c_int, c_int) -> HipError;
+    device_get_pci_bus_id = "hipDeviceGetPCIBusId": fn(*mut c_char, c_int, c_int) -> HipError;
+    device_total_mem = "hipDeviceTotalMem": fn(*mut usize, c_int) -> HipError;
+    module_get_global = "hipModuleGetGlobal": fn(*mut *mut c_void, *mut usize, *mut c_void, *const c_char) -> HipError;
+});
+
+/// `hipGetDeviceProperties` / `hipGetDevicePropertiesR0600` (the structure is a byte buffer here).
+type GetDeviceProperties = unsafe extern "C" fn(*mut c_void, c_int) -> HipError;
+
+/// The loaded HIP runtime.
+pub struct Hip {
+    rt: HipFns,
+    /// `hipGetDevicePropertiesR0600` (ROCm 6 and later) or `hipGetDeviceProperties` (earlier),
+    /// with the offset of `gcnArchName` in the layout it fills; None if the library has neither.
+    get_props: Option<(GetDeviceProperties, usize)>,
+    /// The name it was loaded by and the file it is (for logs and rocshmem_info).
+    pub lib_name: String,
+    pub lib_path: String,
+    /// Whether the program had already loaded it (its own HIP runtime, which we then share).
+    pub already_loaded: bool,
+    /// Never unloaded: the HIP runtime keeps process-wide state (and ROCr threads) that must not
+    /// go away while the process runs, as for a library linked at build time.
+    _lib: ManuallyDrop<Library>,
+}
+
+// SAFETY: the HIP runtime API is thread-safe; we hold only function pointers.
+unsafe impl Send for Hip {}
+unsafe impl Sync for Hip {}
+
+fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        return "unknown error".into();
+    }
+    // SAFETY: HIP returns static NUL-terminated strings.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// `HIP_VERSION` as `hipRuntimeGetVersion` reports it: major·10⁷ + minor·10⁵ + patch.
+fn version(v: c_int) -> String {
+    format!("{}.{}.{}", v / 10_000_000, (v / 100_000) % 100, v % 100_000)
+}
+
+/// The arch name at `offset` of a filled `hipDeviceProp_t` buffer, if it looks like one
+/// (`gfx...`, possibly with target features such as `gfx90a:sramecc+:xnack-`).
+fn arch_from_props(buf: &[u8], offset: usize) -> Option<String> {
+    let field = buf.get(offset..offset + GCN_ARCH_NAME_BYTES)?;
+    let end = field.iter().position(|b| *b == 0)?;
+    let name = std::str::from_utf8(&field[..end]).ok()?;
+    let ok = name.starts_with("gfx")
+        && name.len() > 3
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'+' || b == b'-' || b == b'_');
+    ok.then(|| name.to_string())
+}
+
+/// The processor part of an arch name: `gfx90a:sramecc+:xnack-` → `gfx90a`.
+pub fn base_arch(arch: &str) -> &str {
+    arch.split(':').next().unwrap_or(arch)
+}
+
+/// The file the symbol at `addr` was loaded from (its library).
+fn library_path_of(addr: *const c_void) -> Option<String> {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the loader's tables and fills `info`.
+    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated path owned by the loader.
+    let path = unsafe { CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned();
+    // The file behind the links (its name carries the full version).
+    Some(std::fs::canonicalize(&path).map(|p| p.display().to_string()).unwrap_or(path))
+}
+
+impl Hip {
+    /// Loads libamdhip64: the one the program already loaded if any (a HIP program is linked
+    /// with it, and its device memory, current device and modules belong to that instance), else
+    /// `library` (`ROCSHMEM_HIP_LIBRARY`) if not empty, else the first of [`HIP_NAMES`] (and
+    /// `$ROCM_PATH/lib/libamdhip64.so`) that loads.
+    pub fn load(library: &str) -> Result<Hip> {
+        let library = library.trim();
+        let mut tried = Vec::new();
+        let mut found: Option<(String, Library, bool)> = None;
+        if library.is_empty() {
+            for name in HIP_NAMES.iter().skip(1).chain(HIP_NAMES.iter().take(1)) {
+                // SAFETY: RTLD_NOLOAD only looks up a library the process already loaded.
+                let l = unsafe { libloading::os::unix::Library::open(Some(*name), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+                if let Ok(l) = l {
+                    found = Some((name.to_string(), l.into(), true));
+                    break;
+                }
+            }
+        }
+        let mut candidates: Vec<String> = Vec::new();
+        if library.is_empty() {
+            candidates.extend(HIP_NAMES.iter().map(|s| s.to_string()));
+            if let Ok(root) = std::env::var("ROCM_PATH") {
+                if !root.trim().is_empty() {
+                    candidates
+                        .insert(candidates.len() - 1, format!("{}/lib/libamdhip64.so", root.trim_end_matches('/')));
+                }
+            }
+        } else {
+            candidates.push(library.to_string());
+        }
+        if found.is_none() {
+            for name in &candidates {
+                // SAFETY: loading the HIP runtime runs only its initialisers (no device work).
+                match unsafe { Library::new(name) } {
+                    Ok(l) => {
+                        found = Some((name.clone(), l, false));
+                        break;
+                    }
+                    Err(e) => tried.push(format!("{name}: {e}")),
+                }
+            }
+        }
+        let Some((lib_name, lib, already_loaded)) = found else {
+            let what = if library.is_empty() {
+                "the HIP runtime (libamdhip64) is not installed or not on the library path"
+            } else {
+                "the HIP runtime named by ROCSHMEM_HIP_LIBRARY could not be loaded"
+            };
+            return Err(Error::Unsupported(format!("{what} ({})", tried.join("; "))));
+        };
+        let rt = HipFns::load(&lib, &lib_name)?;
+        let get_props = {
+            // SAFETY: both symbols take (hipDeviceProp_t *, int) and return hipError_t; the
+            // buffer we pass is larger than either layout.
+            let r0600 = unsafe { lib.get::<GetDeviceProperties>(b"hipGetDevicePropertiesR0600") };
+            let r0000 = unsafe { lib.get::<GetDeviceProperties>(b"hipGetDeviceProperties") };
+            match (r0600, r0000) {
+                (Ok(f), _) => Some((*f, GCN_ARCH_NAME_OFFSET_R0600)),
+                (Err(_), Ok(f)) => Some((*f, GCN_ARCH_NAME_OFFSET_R0000)),
+                _ => None,
+            }
+        };
+        let lib_path = library_path_of(rt.get_device_count as *const c_void).unwrap_or_else(|| lib_name.clone());
+        Ok(Hip { rt, get_props, lib_name, lib_path, already_loaded, _lib: ManuallyDrop::new(lib) })
+    }
+
+    /// HIP's description of `rc` (HIP 5 returns the name as the description: said once).
+    fn error_text(&self, rc: HipError) -> String {
+        // SAFETY: plain queries returning static strings.
+        let (name, text) = unsafe { (cstr((self.rt.get_error_name)(rc)), cstr((self.rt.get_error_string)(rc))) };
+        if name == text { format!("{name} ({rc})") } else { format!("{text} ({name} = {rc})") }
+    }
+
+    /// `Err` naming `call` and HIP's own description unless `rc` is success.
+    fn check(&self, call: &str, rc: HipError) -> Result<()> {
+        if rc == HIP_SUCCESS {
+            return Ok(());
+        }
+        Err(Error::Gpu(format!("{call} failed: {}", self.error_text(rc))))
+    }
+
+    /// The number of AMD GPUs HIP sees (0, not an error, when there is none).
+    pub fn device_count(&self) -> Result<usize> {
+        let mut n = 0;
+        // SAFETY: writes one int.
+        let rc = unsafe { (self.rt.get_device_count)(&mut n) };
+        if rc == HIP_ERROR_NO_DEVICE {
+            self.clear_error();
+            return Ok(0);
+        }
+        self.check("hipGetDeviceCount", rc)?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// The HIP runtime version (`major.minor.patch`).
+    pub fn version(&self) -> String {
+        let mut v = 0;
+        // SAFETY: writes one int.
+        match unsafe { (self.rt.runtime_get_version)(&mut v) } {
+            HIP_SUCCESS => version(v),
+            _ => "unknown".into(),
+        }
+    }
+
+    fn device_name(&self, d: c_int) -> String {
+        let mut buf = [0 as c_char; 256];
+        // SAFETY: the name is written into `buf`, NUL-terminated.
+        match unsafe { (self.rt.device_get_name)(buf.as_mut_ptr(), buf.len() as c_int, d) } {
+            HIP_SUCCESS => cstr(buf.as_ptr()),
+            _ => "unknown GPU".into(),
+        }
+    }
+
+    fn pci_bus_id(&self, d: c_int) -> Option<String> {
+        let mut buf = [0 as c_char; 64];
+        // SAFETY: the id is written into `buf`, NUL-terminated.
+        (unsafe { (self.rt.device_get_pci_bus_id)(buf.as_mut_ptr(), buf.len() as c_int, d) } == HIP_SUCCESS)
+            .then(|| cstr(buf.as_ptr()))
+    }
+
+    fn total_mem(&self, d: c_int) -> Option<usize> {
+        let mut bytes = 0usize;
+        // SAFETY: writes one size_t.
+        (unsafe { (self.rt.device_total_mem)(&mut bytes, d) } == HIP_SUCCESS).then_some(bytes)
+    }
+
+    /// The device's arch name (`gcnArchName`, e.g. `gfx942:sramecc+:xnack-`), if it can be read.
+    pub fn arch_name(&self, d: c_int) -> Option<String> {
+        let (get, offset) = self.get_props?;
+        let mut buf = vec![0u64; DEVICE_PROP_BUFFER_BYTES / 8];
+        // SAFETY: the buffer is 8-byte aligned and larger than every hipDeviceProp_t layout.
+        if unsafe { get(buf.as_mut_ptr().cast(), d) } != HIP_SUCCESS {
+            self.clear_error();
+            return None;
+        }
+        // SAFETY: viewing the u64 buffer as bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), DEVICE_PROP_BUFFER_BYTES) };
+        arch_from_props(bytes, offset)
+    }
+
+    /// One device, for logs: `AMD Instinct MI300X (gfx942:sramecc+:xnack-, 192 GiB, PCI 0000:0c:00.0)`.
+    fn device_line(&self, d: c_int) -> String {
+        let mut extra = vec![self.arch_name(d).unwrap_or_else(|| "arch unknown".into())];
+        if let Some(b) = self.total_mem(d) {
+            extra.push(format!("{} GiB", b >> 30));
+        }
+        if let Some(p) = self.pci_bus_id(d) {
+            extra.push(format!("PCI {p}"));
+        }
+        format!("{} ({})", self.device_name(d), extra.join(", "))
+    }
+
+    /// Library, path and version.
+    fn identity(&self) -> String {
+        let shared = if self.already_loaded { " (already in the process)" } else { "" };
+        format!("{} loaded from {}{shared}, HIP {}", self.lib_name, self.lib_path, self.version())
+    }
+
+    /// One line: library, version, devices and their archs.
+    pub fn summary(&self) -> String {
+        let devices = match self.device_count() {
+            Ok(0) => "no AMD GPU".to_string(),
+            Ok(n) => {
+                let list: Vec<String> = (0..n as c_int).map(|d| format!("{d}: {}", self.device_line(d))).collect();
+                format!("{n} AMD GPU(s) ({})", list.join("; "))
+            }
+            Err(e) => format!("no usable AMD GPU ({e})"),
+        };
+        format!("amd: {}, {devices}", self.identity())
+    }
+
+    /// Clears the last-error state after an error we ignore on purpose.
+    fn clear_error(&self) {
+        // SAFETY: plain query.
+        unsafe { (self.rt.get_last_error)() };
+    }
+}
+
+/// What the symmetric heap is allocated as (`ROCSHMEM_HEAP_ALLOCATOR_TYPE`, upstream 3.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapAllocator {
+    /// `hipExtMallocWithFlags(hipDeviceMallocUncached)`: device memory that bypasses the GPU
+    /// caches, so a peer's stores are seen by a running kernel (upstream's default).
+    Uncached,
+    /// `hipExtMallocWithFlags(hipDeviceMallocFinegrained)` (the default on gfx1100 and gfx1201).
+    Finegrained,
+    /// `hipMalloc`: coarse-grained device memory (coherent only at kernel boundaries).
+    Coarsegrained,
+    /// Upstream's virtual-memory allocators (POSIX fd / fabric handles): not implemented here.
+    VmmPosix,
+    VmmFabric,
+}
+
+impl HeapAllocator {
+    pub fn name(self) -> &'static str {
+        match self {
+            HeapAllocator::Uncached => "uncached",
+            HeapAllocator::Finegrained => "finegrained",
+            HeapAllocator::Coarsegrained => "coarsegrained",
+            HeapAllocator::VmmPosix => "vmm_posix",
+            HeapAllocator::VmmFabric => "vmm_fabric",
+        }
+    }
+
+    /// Parses `ROCSHMEM_HEAP_ALLOCATOR_TYPE`; `None` (empty) means the default of the device's arch.
+    pub fn parse(text: &str) -> Result<Option<HeapAllocator>> {
+        Ok(Some(match text.trim().to_ascii_lowercase().as_str() {
+            "" => return Ok(None),
+            "uncached" => HeapAllocator::Uncached,
+            "finegrained" => HeapAllocator::Finegrained,
+            "coarsegrained" => HeapAllocator::Coarsegrained,
+            "vmm_posix" => HeapAllocator::VmmPosix,
+            "vmm_fabric" => HeapAllocator::VmmFabric,
+            other => {
+                return Err(Error::invalid(format!(
+                    "ROCSHMEM_HEAP_ALLOCATOR_TYPE='{other}' is not one of uncached, finegrained, coarsegrained, \
+                     vmm_posix, vmm_fabric"
+                )));
+            }
+        }))
+    }
+
+    /// Upstream's default for an arch: fine-grained on gfx1100 and gfx1201, uncached elsewhere
+    /// (also when the arch is unknown).
+    pub fn default_for(arch: Option<&str>) -> HeapAllocator {
+        match arch.map(base_arch) {
+            Some("gfx1100" | "gfx1201") => HeapAllocator::Finegrained,
+            _ => HeapAllocator::Uncached,
+        }
+    }
+
+    /// The allocator to use: the one asked for, else the arch's default; the VMM ones are refused.
+    pub fn resolve(asked: Option<HeapAllocator>, arch: Option<&str>) -> Result<HeapAllocator> {
+        let a = asked.unwrap_or_else(|| HeapAllocator::default_for(arch));
+        match a {
+            HeapAllocator::VmmPosix | HeapAllocator::VmmFabric => Err(Error::Unsupported(format!(
+                "ROCSHMEM_HEAP_ALLOCATOR_TYPE={}: the virtual-memory heap allocators are not supported yet by this \
+                 library; use uncached, finegrained or coarsegrained",
+                a.name()
+            ))),
+            _ => Ok(a),
+        }
+    }
+}
+
+/// Makes `device` current on the calling thread for the guard's life, then restores the
+/// thread's device: allocations and IPC mappings land on the PE's GPU whichever thread asks.
+struct DeviceGuard<'a> {
+    hip: &'a Hip,
+    restore: Option<c_int>,
+}
+
+impl<'a> DeviceGuard<'a> {
+    fn new(hip: &'a Hip, device: c_int) -> Result<DeviceGuard<'a>> {
+        let mut cur = 0;
+        // SAFETY: writes one int.
+        hip.check("hipGetDevice", unsafe { (hip.rt.get_device)(&mut cur) })?;
+        if cur == device {
+            return Ok(DeviceGuard { hip, restore: None });
+        }
+        // SAFETY: a valid ordinal (checked at init).
+        hip.check(&format!("hipSetDevice({device})"), unsafe { (hip.rt.set_device)(device) })?;
+        Ok(DeviceGuard { hip, restore: Some(cur) })
+    }
+}
+
+impl Drop for DeviceGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(d) = self.restore {
+            // SAFETY: the device that was current before.
+            unsafe { (self.hip.rt.set_device)(d) };
+        }
+    }
+}
+
+/// The AMD platform runtime of this process.
+pub struct HipRuntime {
+    hip: Arc<Hip>,
+    host: HostRuntime,
+    /// The device this PE uses.
+    pub device: c_int,
+    how_chosen: &'static str,
+    arch: Option<String>,
+    /// How the heap (device segment) is allocated, and whether that was asked for.
+    pub heap_allocator: HeapAllocator,
+    allocator_asked: bool,
+    /// Non-blocking stream for the library's own copies (host RMA, table pushes, fills): they
+    /// never wait for the program's kernels on the null stream.
+    stream: usize,
+    n_devices: usize,
+    peers_unreachable: Vec<c_int>,
+}
+
+impl HipRuntime {
+    /// Picks this PE's device: the program's current device if it chose one (upstream requires
+    /// `hipSetDevice` before init; HIP always has a current device, 0 by default, so a current
+    /// device other than 0 is the program's choice), else `local_rank % device count` (the same
+    /// rule as the NVIDIA platform). Then checks the heap allocator, enables peer access to every
+    /// device that allows it and creates the library's stream.
+    pub fn new(hip: Hip, local_rank: usize, allocator: Option<HeapAllocator>) -> Result<HipRuntime> {
+        let n = hip.device_count()?;
+        if n == 0 {
+            return Err(Error::Gpu(format!(
+                "{}, but it sees no AMD GPU: check that /dev/kfd and /dev/dri are there and accessible (the render \
+                 and video groups), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, and the amdgpu driver",
+                hip.identity()
+            )));
+        }
+        let mut cur = 0;
+        // SAFETY: writes one int.
+        hip.check("hipGetDevice", unsafe { (hip.rt.get_device)(&mut cur) })?;
+        let (device, how_chosen) = if cur != 0 {
+            (cur, "the program's current device (hipSetDevice)")
+        } else {
+            let d = (local_rank % n) as c_int;
+            if d != 0 {
+                // SAFETY: a valid ordinal.
+                hip.check(&format!("hipSetDevice({d})"), unsafe { (hip.rt.set_device)(d) })?;
+            }
+            (d, "local rank modulo the GPU count (the current device was 0)")
+        };
+        let arch = hip.arch_name(device);
+        let heap_allocator = HeapAllocator::resolve(allocator, arch.as_deref())?;
+        let mut peers_unreachable = Vec::new();
+        for peer in (0..n as c_int).filter(|p| *p != device) {
+            let mut can = 0;
+            // SAFETY: writes one int.
+            hip.check("hipDeviceCanAccessPeer", unsafe { (hip.rt.device_can_access_peer)(&mut can, device, peer) })?;
+            if can == 0 {
+                peers_unreachable.push(peer);
+                continue;
+            }
+            // SAFETY: both are valid ordinals; `device` is current on this thread.
+            let rc = unsafe { (hip.rt.device_enable_peer_access)(peer, 0) };
+            if rc == HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+                hip.clear_error();
+            } else {
+                hip.check(&format!("hipDeviceEnablePeerAccess({peer})"), rc)?;
+            }
+        }
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        hip.check("hipStreamCreateWithFlags", unsafe {
+            (hip.rt.stream_create_with_flags)(&mut stream, HIP_STREAM_NON_BLOCKING)
+        })?;
+        log_info!(
+            "rocshmem_init",
+            "AMD GPU {device} ({}): heap allocator {}{}",
+            arch.as_deref().unwrap_or("arch unknown"),
+            heap_allocator.name(),
+            if allocator.is_some() { " (ROCSHMEM_HEAP_ALLOCATOR_TYPE)" } else { " (default for the arch)" }
+        );
+        Ok(HipRuntime {
+            hip: Arc::new(hip),
+            host: HostRuntime::new(),
+            device,
+            how_chosen,
+            arch,
+            heap_allocator,
+            allocator_asked: allocator.is_some(),
+            stream: stream as usize,
+            n_devices: n,
+            peers_unreachable,
+        })
+    }
+
+    fn stream(&self) -> Stream {
+        self.stream as Stream
+    }
+
+    fn sync_stream(&self, call: &str) -> Result<()> {
+        // SAFETY: our stream.
+        self.hip.check(call, unsafe { (self.hip.rt.stream_synchronize)(self.stream()) })
+    }
+
+    /// `len` bytes of device memory of kind `kind` on this PE's GPU, zeroed, freed with
+    /// `hipFree` when the segment drops; with its IPC handle if `handle`.
+    fn malloc(&self, len: usize, kind: HeapAllocator, handle: bool) -> Result<Segment> {
+        let h = &self.hip;
+        let _on = DeviceGuard::new(h, self.device)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        let (rc, call) = match kind {
+            // SAFETY (all three): each writes one pointer.
+            HeapAllocator::Coarsegrained => (unsafe { (h.rt.malloc)(&mut p, len) }, "hipMalloc"),
+            HeapAllocator::Finegrained => (
+                unsafe { (h.rt.ext_malloc_with_flags)(&mut p, len, HIP_DEVICE_MALLOC_FINEGRAINED) },
+                "hipExtMallocWithFlags(hipDeviceMallocFinegrained)",
+            ),
+            HeapAllocator::Uncached => (
+                unsafe { (h.rt.ext_malloc_with_flags)(&mut p, len, HIP_DEVICE_MALLOC_UNCACHED) },
+                "hipExtMallocWithFlags(hipDeviceMallocUncached)",
+            ),
+            HeapAllocator::VmmPosix | HeapAllocator::VmmFabric => {
+                return Err(HeapAllocator::resolve(Some(kind), None).unwrap_err());
+            }
+        };
+        if rc != HIP_SUCCESS {
+            let mut msg = format!("{call} of {len} bytes on GPU {} failed: {}", self.device, h.error_text(rc));
+            if handle {
+                msg.push_str(&format!(
+                    " (heap allocator {}; ROCSHMEM_HEAP_ALLOCATOR_TYPE picks another: uncached, finegrained, \
+                     coarsegrained; HIP 5.2 and older have no uncached memory)",
+                    kind.name()
+                ));
+            }
+            return Err(Error::Gpu(msg));
+        }
+        let keep = Arc::clone(h);
+        let free: Box<dyn FnOnce(*mut u8, usize) + Send + Sync> = Box::new(move |base, _| {
+            // SAFETY: `base` came from hipMalloc / hipExtMallocWithFlags and is freed once.
+            unsafe { (keep.rt.free)(base.cast()) };
+        });
+        let mut ipc = IpcMemHandle { reserved: [0; IPC_HANDLE_BYTES] };
+        if handle {
+            // SAFETY: `p` is the base of an allocation of this runtime.
+            if let Err(e) =
+                h.check("hipIpcGetMemHandle of this PE's heap", unsafe { (h.rt.ipc_get_mem_handle)(&mut ipc, p) })
+            {
+                // SAFETY: freeing what we just allocated.
+                unsafe { (h.rt.free)(p) };
+                return Err(e);
+            }
+        }
+        let seg = Segment::new(p.cast(), len, if handle { ipc.reserved.to_vec() } else { Vec::new() }, free);
+        // SAFETY: the whole allocation.
+        unsafe { self.fill(seg.base, 0, len)? };
+        Ok(seg)
+    }
+}
+
+impl Drop for HipRuntime {
+    fn drop(&mut self) {
+        // At finalize: every segment of ours is gone (they are dropped before the runtime).
+        // SAFETY: our stream, destroyed once.
+        unsafe { (self.hip.rt.stream_destroy)(self.stream()) };
+    }
+}
+
+impl GpuRuntime for HipRuntime {
+    fn platform(&self) -> Platform {
+        Platform::Amd
+    }
+
+    fn describe(&self) -> String {
+        let mut s = format!(
+            "amd platform ({}; GPU {} of {}: {}, chosen as {}; heap {} ({}))",
+            self.hip.identity(),
+            self.device,
+            self.n_devices,
+            self.hip.device_line(self.device),
+            self.how_chosen,
+            self.heap_allocator.name(),
+            if self.allocator_asked {
+                "ROCSHMEM_HEAP_ALLOCATOR_TYPE".to_string()
+            } else {
+                format!("default for {}", self.arch.as_deref().map(base_arch).unwrap_or("an unknown arch"))
+            }
+        );
+        if !self.peers_unreachable.is_empty() {
+            s.push_str(&format!("; no peer access to GPU(s) {:?}", self.peers_unreachable));
+        }
+        s
+    }
+
+    fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
+        self.host.create_segment(name, len)
+    }
+
+    fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
+        self.host.open_peer_segment(handle, len)
+    }
+
+    fn seal_segment(&self, own: &Segment) -> Result<()> {
+        self.host.seal_segment(own)
+    }
+
+    fn discard_segment_name(&self, name: &str) {
+        self.host.discard_segment_name(name)
+    }
+
+    fn separate_device_segment(&self) -> bool {
+        true
+    }
+
+    fn create_device_segment(&self, len: usize) -> Result<Segment> {
+        self.malloc(len, self.heap_allocator, true)
+    }
+
+    fn open_peer_device_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
+        let h = &self.hip;
+        let ipc = IpcMemHandle {
+            reserved: handle.try_into().map_err(|_| {
+                Error::Gpu(format!("a peer's HIP IPC handle has {} bytes, not {IPC_HANDLE_BYTES}", handle.len()))
+            })?,
+        };
+        let _on = DeviceGuard::new(h, self.device)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer; the handle came from a peer's hipIpcGetMemHandle.
+        h.check("hipIpcOpenMemHandle of a peer's heap", unsafe {
+            (h.rt.ipc_open_mem_handle)(&mut p, ipc, HIP_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+        })?;
+        let keep = Arc::clone(h);
+        Ok(Segment::new(
+            p.cast(),
+            len,
+            handle.to_vec(),
+            Box::new(move |base, _| {
+                // SAFETY: `base` came from hipIpcOpenMemHandle and is closed once.
+                unsafe { (keep.rt.ipc_close_mem_handle)(base.cast()) };
+            }),
+        ))
+    }
+
+    /// Tables device code reads: coarse-grained `hipMalloc` memory (written only by copies
+    /// between kernels, or by device code itself).
+    fn alloc_device(&self, len: usize) -> Result<Option<Segment>> {
+        self.malloc(len, HeapAllocator::Coarsegrained, false).map(Some)
+    }
+
+    /// `hipMemcpyAsync` (direction inferred) on the library's stream, then a synchronisation of
+    /// that stream: host RMA is complete when it returns and never waits for the program's
+    /// kernels (a kernel may be waiting for this very put).
+    unsafe fn copy(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let h = &self.hip;
+        // SAFETY: the caller's contract; our stream.
+        h.check("hipMemcpyAsync", unsafe {
+            (h.rt.memcpy_async)(dst.cast(), src.cast(), len, HIP_MEMCPY_DEFAULT, self.stream())
+        })?;
+        self.sync_stream("hipStreamSynchronize after hipMemcpyAsync")
+    }
+
+    unsafe fn fill(&self, dst: *mut u8, byte: u8, len: usize) -> Result<()> {
+        let h = &self.hip;
+        // SAFETY: the caller's contract; our stream.
+        h.check("hipMemsetAsync", unsafe { (h.rt.memset_async)(dst.cast(), byte as c_int, len, self.stream()) })?;
+        self.sync_stream("hipStreamSynchronize after hipMemsetAsync")
+    }
+
+    unsafe fn upload(&self, dst: *mut u8, src: &[u8]) -> Result<()> {
+        let h = &self.hip;
+        // SAFETY: the caller's contract; our stream.
+        h.check("hipMemcpyAsync (device tables)", unsafe {
+            (h.rt.memcpy_async)(dst.cast(), src.as_ptr().cast(), src.len(), HIP_MEMCPY_DEFAULT, self.stream())
+        })?;
+        self.sync_stream("hipStreamSynchronize after hipMemcpyAsync")
+    }
+
+    /// `hipMemcpyAsync` (direction inferred) on the caller's stream (NULL: `hipStreamPerThread`),
+    /// without synchronising. The helper kernels of the other `*_on_stream` calls are not built
+    /// for this platform yet: `stream_launch` keeps the trait's error saying so.
+    unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let h = &self.hip;
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        // SAFETY: the caller's ranges and stream; stream-ordered, no synchronisation.
+        h.check(&format!("hipMemcpyAsync({len} bytes) on the caller's stream"), unsafe {
+            (h.rt.memcpy_async)(dst.cast(), src.cast(), len, HIP_MEMCPY_DEFAULT, stream)
+        })
+    }
+
+    /// `hipModuleGetGlobal` (the global must have `len` bytes), then `hipMemcpyAsync`
+    /// device-to-device on `stream` (NULL: `hipStreamPerThread`, never the null stream), without
+    /// synchronising, so it can be captured in a HIP graph.
+    unsafe fn module_global_copy(
+        &self,
+        module: *mut c_void,
+        stream: *mut c_void,
+        name: &str,
+        src: *const u8,
+        len: usize,
+    ) -> Result<bool> {
+        let h = &self.hip;
+        let cname = CString::new(name).map_err(|_| Error::invalid("global name has a NUL byte"))?;
+        let (mut dptr, mut bytes): (*mut c_void, usize) = (std::ptr::null_mut(), 0);
+        // SAFETY: `module` is the caller's hipModule_t; writes a pointer and a size.
+        let rc = unsafe { (h.rt.module_get_global)(&mut dptr, &mut bytes, module, cname.as_ptr()) };
+        if rc == HIP_ERROR_NOT_FOUND {
+            h.clear_error();
+            return Ok(false);
+        }
+        h.check(&format!("hipModuleGetGlobal({name})"), rc)?;
+        if bytes != len {
+            return Err(Error::invalid(format!(
+                "the module's {name} has {bytes} bytes where {len} are expected: was it built against another \
+                 rocSHMEM device library?"
+            )));
+        }
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        // SAFETY: both are device addresses of `len` bytes; stream-ordered, no synchronisation.
+        let rc = unsafe { (h.rt.memcpy_async)(dptr, src.cast(), len, HIP_MEMCPY_DEVICE_TO_DEVICE, stream) };
+        h.check(&format!("hipMemcpyAsync into {name}"), rc)?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abi_sizes_and_versions() {
+        assert_eq!(std::mem::size_of::<IpcMemHandle>(), 64);
+        assert_eq!(std::mem::align_of::<IpcMemHandle>(), 1, "hipIpcMemHandle_t is a char array");
+        assert_eq!(version(50221153), "5.2.21153");
+        assert_eq!(version(60443483), "6.4.43483");
+        assert_eq!(version(70051831), "7.0.51831");
+        assert_eq!(cstr(std::ptr::null()), "unknown error");
+    }
+
+    #[test]
+    fn arch_name_is_read_and_checked() {
+        let mut buf = vec![0u8; DEVICE_PROP_BUFFER_BYTES];
+        let name = b"gfx90a:sramecc+:xnack-";
+        buf[GCN_ARCH_NAME_OFFSET_R0600..GCN_ARCH_NAME_OFFSET_R0600 + name.len()].copy_from_slice(name);
+        assert_eq!(arch_from_props(&buf, GCN_ARCH_NAME_OFFSET_R0600).as_deref(), Some("gfx90a:sramecc+:xnack-"));
+        assert_eq!(arch_from_props(&buf, GCN_ARCH_NAME_OFFSET_R0000), None, "zeroes are no name");
+        buf[GCN_ARCH_NAME_OFFSET_R0000..GCN_ARCH_NAME_OFFSET_R0000 + 8].copy_from_slice(b"gfx9\xff\0\0\0");
+        assert_eq!(arch_from_props(&buf, GCN_ARCH_NAME_OFFSET_R0000), None, "garbage is no name");
+        buf[GCN_ARCH_NAME_OFFSET_R0000..GCN_ARCH_NAME_OFFSET_R0000 + 8].copy_from_slice(b"gfx1201\0");
+        assert_eq!(arch_from_props(&buf, GCN_ARCH_NAME_OFFSET_R0000).as_deref(), Some("gfx1201"));
+        let mut unterminated = vec![b'g'; DEVICE_PROP_BUFFER_BYTES];
+        unterminated[..3].copy_from_slice(b"gfx");
+        assert_eq!(arch_from_props(&unterminated, 0), None, "no NUL inside the field");
+        assert_eq!(arch_from_props(&buf, DEVICE_PROP_BUFFER_BYTES - 10), None, "past the buffer");
+        assert_eq!(base_arch("gfx942:sramecc+:xnack-"), "gfx942");
+        assert_eq!(base_arch("gfx1100"), "gfx1100");
+    }
+
+    #[test]
+    fn heap_allocator_parse_default_and_refusals() {
+        assert_eq!(HeapAllocator::parse("").unwrap(), None);
+        assert_eq!(HeapAllocator::parse(" Uncached ").unwrap(), Some(HeapAllocator::Uncached));
+        assert_eq!(HeapAllocator::parse("finegrained").unwrap(), Some(HeapAllocator::Finegrained));
+        assert_eq!(HeapAllocator::parse("coarsegrained").unwrap(), Some(HeapAllocator::Coarsegrained));
+        assert_eq!(HeapAllocator::parse("vmm_posix").unwrap(), Some(HeapAllocator::VmmPosix));
+        assert_eq!(HeapAllocator::parse("vmm_fabric").unwrap(), Some(HeapAllocator::VmmFabric));
+        let e = HeapAllocator::parse("fine").unwrap_err().to_string();
+        assert!(e.contains("ROCSHMEM_HEAP_ALLOCATOR_TYPE='fine'") && e.contains("coarsegrained"), "{e}");
+        for a in ["uncached", "finegrained", "coarsegrained", "vmm_posix", "vmm_fabric"] {
+            assert_eq!(HeapAllocator::parse(a).unwrap().unwrap().name(), a);
+        }
+
+        assert_eq!(HeapAllocator::default_for(Some("gfx1100")), HeapAllocator::Finegrained);
+        assert_eq!(HeapAllocator::default_for(Some("gfx1201:xnack-")), HeapAllocator::Finegrained);
+        assert_eq!(HeapAllocator::default_for(Some("gfx942:sramecc+:xnack-")), HeapAllocator::Uncached);
+        assert_eq!(HeapAllocator::default_for(Some("gfx11000")), HeapAllocator::Uncached);
+        assert_eq!(HeapAllocator::default_for(None), HeapAllocator::Uncached);
+
+        assert_eq!(HeapAllocator::resolve(None, Some("gfx1100")).unwrap(), HeapAllocator::Finegrained);
+        assert_eq!(
+            HeapAllocator::resolve(Some(HeapAllocator::Coarsegrained), Some("gfx1100")).unwrap(),
+            HeapAllocator::Coarsegrained,
+            "an explicit choice wins over the arch default"
+        );
+        for vmm in [HeapAllocator::VmmPosix, HeapAllocator::VmmFabric] {
+            let e = HeapAllocator::resolve(Some(vmm), Some("gfx942")).unwrap_err().to_string();
+            assert!(e.contains(vmm.name()) && e.contains("not supported yet"), "{e}");
+        }
+    }
+
+    #[test]
+    fn load_by_name_fails_cleanly() {
+        let e = Hip::load("/nonexistent/libamdhip64.so").err().unwrap().to_string();
+        assert!(e.contains("ROCSHMEM_HIP_LIBRARY") && e.contains("/nonexistent/libamdhip64.so"), "{e}");
+        // A library that loads but is not HIP: the first missing function is named.
+        let e = Hip::load("libc.so.6").err().unwrap().to_string();
+        assert!(e.contains("libc.so.6 has no hipGetDeviceCount"), "{e}");
+    }
+
+    #[test]
+    fn load_finds_hip_or_says_it_is_missing() {
+        // Without HIP: a message naming libamdhip64. With HIP but no AMD GPU (CI, this machine):
+        // the runtime loads, reports its version and path, and the platform refuses to start
+        // with a message saying so. On an AMD GPU machine: a runtime on a GPU.
+        match Hip::load("") {
+            Err(e) => assert!(e.to_string().contains("libamdhip64"), "{e}"),
+            Ok(h) => {
+                assert!(h.lib_name.contains("libamdhip64"), "{}", h.lib_name);
+                assert!(h.lib_path.contains("libamdhip64"), "{}", h.lib_path);
+                assert!(h.version().starts_with(|c: char| c.is_ascii_digit()), "{}", h.version());
+                let summary = h.summary();
+                assert!(summary.starts_with("amd: "), "{summary}");
+                // It stays loaded, and a second load shares it (as it shares a HIP program's).
+                let again = Hip::load("").unwrap();
+                assert!(again.already_loaded && again.lib_path == h.lib_path, "{} {}", again.lib_name, again.lib_path);
+                let n = h.device_count().unwrap();
+                match HipRuntime::new(h, 0, None) {
+                    Err(e) => {
+                        assert_eq!(n, 0, "{e}");
+                        let e = e.to_string();
+                        assert!(e.contains("no AMD GPU") && e.contains("libamdhip64"), "{e}");
+                        assert!(summary.contains("no AMD GPU"), "{summary}");
+                    }
+                    Ok(rt) => {
+                        assert!(n > 0);
+                        assert_eq!(rt.platform(), Platform::Amd);
+                        assert!(rt.describe().starts_with("amd platform"));
+                    }
+                }
+            }
+        }
+    }
+}

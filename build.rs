@@ -33,7 +33,16 @@ fn main() {
     let v = |k: &str| std::env::var(k).unwrap().parse::<u32>().unwrap();
     let version = (v("CARGO_PKG_VERSION_MAJOR"), v("CARGO_PKG_VERSION_MINOR"), v("CARGO_PKG_VERSION_PATCH"));
 
-    for p in ["codegen", "cbindgen.toml", "src", "include/rocshmem", "device/src", "device/platform", "device/gen"] {
+    for p in [
+        "codegen",
+        "cbindgen.toml",
+        "src",
+        "include/rocshmem",
+        "device/src",
+        "device/platform",
+        "device/gen",
+        "device/stream",
+    ] {
         println!("cargo:rerun-if-changed={p}");
     }
 
@@ -68,6 +77,7 @@ fn main() {
         .include_item("rocshmem_device_state")
         .include_item("rocshmem_team_device")
         .include_item("rocshmem_ctx_device")
+        .include_item("rocshmem_device_fast")
         .generate()
         .expect("cbindgen: device_abi.h")
         .write(&mut abi);
@@ -89,6 +99,7 @@ fn main() {
         .file(root.join("src/cxx/shim_core.cpp"))
         .file(root.join("src/cxx/gen_shim.cpp"))
         .file(root.join("device/platform/host_launcher.cpp"))
+        .file(root.join("device/stream/host_launch.cpp"))
         .files(&device_sources)
         .flag("-fno-exceptions")
         .flag("-fno-rtti")
@@ -106,7 +117,7 @@ fn main() {
     let map = out.join("cxx_exports.map");
     write_if_changed(
         &map,
-        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n};\n",
+        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    ROCSHMEM_TEAM_WORLD;\n    ROCSHMEM_TEAM_SHARED;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n};\n",
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));
@@ -114,6 +125,77 @@ fn main() {
     // same name (nvcc emits host stubs named like device functions) cannot hijack them.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
 
-    // 5. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD).
+    // 5. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
+    stream_ptx(&root, &out);
+
+    // 6. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD).
     amd_build::build(&root, &out);
+}
+
+/// The stream helper kernels (device/stream/ptx_*.cu) as PTX in OUT_DIR, for src/gpu/cuda.rs
+/// to embed (cfg `rocshmem_stream_ptx`). Needs an LLVM clang >= 16 (NVPTX target, sm_90 known):
+/// `ROCSHMEM_LLVM_BIN`, else the first /usr/lib/llvm-{16..21}/bin, else clang++-16.. on the
+/// PATH. Without one the library is built without them (one warning) and the NVIDIA
+/// `*_on_stream` calls say so. Nothing of CUDA is needed: the kernels compile against the
+/// declaration stubs in ctests/compat/fake_cuda, as the device bitcode does.
+fn stream_ptx(root: &Path, out: &Path) {
+    println!("cargo::rustc-check-cfg=cfg(rocshmem_stream_ptx)");
+    println!("cargo:rerun-if-env-changed=ROCSHMEM_LLVM_BIN");
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(bin) = std::env::var("ROCSHMEM_LLVM_BIN") {
+        candidates.push(Path::new(&bin).join("clang++"));
+    }
+    for v in 16..=21 {
+        candidates.push(PathBuf::from(format!("/usr/lib/llvm-{v}/bin/clang++")));
+    }
+    for v in 16..=21 {
+        candidates.push(PathBuf::from(format!("clang++-{v}")));
+    }
+    // PTX for sm_70 (the device library's minimum) JIT-compiles on every newer GPU. PTX ISA 7.0
+    // (CUDA 11 drivers and newer): without a CUDA installation clang writes .version 6.0 for
+    // sm_70, which lacks nanosleep, and the driver refuses the module.
+    let arch = "sm_70";
+    let compile = |clang: &Path, src: &str, dst: &Path| -> Result<(), String> {
+        let o = std::process::Command::new(clang)
+            .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-S", "-w"])
+            .arg(format!("--cuda-gpu-arch={arch}"))
+            .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"])
+            .arg("-I")
+            .arg(root.join("ctests/compat/fake_cuda"))
+            .arg("-I")
+            .arg(root.join("include/rocshmem/compat"))
+            .arg("-I")
+            .arg(root.join("include"))
+            .arg("-I")
+            .arg(root.join("device/include"))
+            .arg(root.join(src))
+            .arg("-o")
+            .arg(dst)
+            .output()
+            .map_err(|e| format!("{}: {e}", clang.display()))?;
+        if !o.status.success() {
+            let err = String::from_utf8_lossy(&o.stderr);
+            return Err(format!("{} {src}: {}", clang.display(), err.lines().take(3).collect::<Vec<_>>().join(" | ")));
+        }
+        Ok(())
+    };
+    let mut why = Vec::new();
+    for clang in candidates {
+        let core = out.join("stream_core.ptx");
+        let reduce = out.join("stream_reduce.ptx");
+        match compile(&clang, "device/stream/ptx_core.cu", &core)
+            .and_then(|()| compile(&clang, "device/stream/ptx_reduce.cu", &reduce))
+        {
+            Ok(()) => {
+                println!("cargo:rustc-cfg=rocshmem_stream_ptx");
+                return;
+            }
+            Err(e) => why.push(e),
+        }
+    }
+    let last = why.into_iter().rfind(|w| !w.contains("No such file")).unwrap_or_else(|| "no clang++ found".into());
+    println!(
+        "cargo:warning=rocSHMEM: NVIDIA *_on_stream kernels not built (needs clang >= 16 with the NVPTX target; set \
+         ROCSHMEM_LLVM_BIN): {last}"
+    );
 }

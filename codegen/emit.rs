@@ -72,6 +72,7 @@ fn p_name(p: &P) -> &'static str {
         P::Ptr(n) | P::CPtr(n) | P::Val(n) | P::Size(n) | P::Int(n) | P::CIntPtr(n) | P::SizePtr(n) | P::LongPtr(n) => {
             n
         }
+        P::Stream => "stream",
     }
 }
 
@@ -87,6 +88,7 @@ fn p_rust(p: &P, t: &Ty) -> String {
         P::CIntPtr(_) => "*const c_int".into(),
         P::SizePtr(_) => "*mut usize".into(),
         P::LongPtr(_) => "*mut c_long".into(),
+        P::Stream => "*mut c_void".into(),
     };
     format!("{}: {ty}", p_name(p))
 }
@@ -104,6 +106,7 @@ pub fn p_cxx(p: &P, t: &Ty) -> String {
         P::CIntPtr(_) => format!("const int *{n}"),
         P::SizePtr(_) => format!("size_t *{n}"),
         P::LongPtr(_) => format!("long *{n}"),
+        P::Stream => "hipStream_t stream".into(),
     }
 }
 
@@ -134,13 +137,17 @@ pub fn rust_module(fams: &[&str], helpers: &str) -> String {
     let _ = writeln!(s, "#[allow(unused_imports)]\nuse crate::scalar::{{Arith, BFloat16, Bits, Half}};");
     let _ = writeln!(
         s,
-        "#[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort}};"
+        "#[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void}};"
     );
     for e in entries().iter().filter(|e| fams.contains(&e.fam.family)) {
         let t = e.ty;
         let params: Vec<String> = e.params().iter().map(|p| p_rust(p, t)).collect();
         let mut body = e.fam.body.replace("{call}", &format!("\"{}\"", e.c_name()));
         body = body.replace("{ctx}", if e.with_ctx { "Some(ctx)" } else { "None" });
+        body = body.replace("{tname}", t.name);
+        if let Some((op, _)) = e.op {
+            body = body.replace("{opname}", op);
+        }
         if let Some((_, f)) = e.op {
             let (tr, func) = f.split_once("::").unwrap();
             body = body.replace("{op}", &format!("<{} as {tr}>::{func}", t.rust));
@@ -240,6 +247,19 @@ pub fn host_core_header() -> String {
         let attr = host_attr(&sig.name, &sig.params);
         let _ = writeln!(s, "{}{attr} {} {}({});", sig.attrs, sig.ret, sig.name, sig.params_decl.join(", "));
     }
+    // Upstream declares the helper kernels of the *_on_stream calls in its public headers; they
+    // are kernels only where there is a GPU compiler (the device library defines them).
+    let _ = writeln!(
+        s,
+        "\n#if ROCSHMEM_GPU_COMPILE\n/* The helper kernels the *_on_stream calls enqueue (one work-group; programs may launch them too). */"
+    );
+    for (decl, _) in STREAM_KERNELS {
+        let _ = writeln!(s, "__global__ {decl};");
+    }
+    let _ = writeln!(
+        s,
+        "template <typename T, ROCSHMEM_OP Op>\n__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce);\n#endif"
+    );
     let _ = writeln!(s, "\n}}  // namespace rocshmem\n\n#endif  // {guard}");
     s
 }
@@ -262,6 +282,21 @@ pub fn shim(device: &[super::device::DevFn]) -> String {
             format!("return c_abi::{c_name}({args});")
         }
     };
+    // HIP programs built for NVIDIA through include/rocshmem/compat pass CUDA's stream type
+    // (hipStream_t = cudaStream_t), which mangles differently: each *_on_stream name has that
+    // overload too.
+    let cuda_overload = |defs: &mut String, ret: &str, name: &str, params: &[String], c_name: &str, args: &[String]| {
+        if !name.ends_with("_on_stream") {
+            return;
+        }
+        let params: Vec<String> = params.iter().map(|p| p.replace("hipStream_t", "::CUstream_st *")).collect();
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| if a == "stream" { "reinterpret_cast<hipStream_t>(stream)".into() } else { a.clone() })
+            .collect();
+        let _ =
+            writeln!(defs, "{ret} {name}({}) {{ return c_abi::{c_name}({}); }}", params.join(", "), args.join(", "));
+    };
     for c in CORE.iter().filter(|c| c.shim) {
         let sig = parse_sig(c.decl);
         let _ = writeln!(decls, "{} {}({});", sig.ret, sig.name, sig.params.join(", "));
@@ -273,6 +308,7 @@ pub fn shim(device: &[super::device::DevFn]) -> String {
             sig.params.join(", "),
             body(&sig.name, &sig.params, &sig.name, &sig.arg_names.join(", "))
         );
+        cuda_overload(&mut defs, &sig.ret, &sig.name, &sig.params, &sig.name, &sig.arg_names);
     }
     for e in entries() {
         let t = e.ty;
@@ -287,12 +323,15 @@ pub fn shim(device: &[super::device::DevFn]) -> String {
             params.join(", "),
             body(&e.cxx_name(), &params, &e.c_name(), &args.join(", "))
         );
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        cuda_overload(&mut defs, &ret, &e.cxx_name(), &params, &e.c_name(), &args);
     }
     format!(
         "{C_BANNER}// The C++ (namespace rocshmem) names of the host API, forwarding to the C entry points of the\n\
          // Rust core. Declared with C++ types on both sides: the layouts are identical (see the asserts\n\
          // in src/api/types.rs and ctests/abi).\n\
          #include \"rocshmem/rocshmem.hpp\"\n#include \"rocshmem/qp_introspect.hpp\"\n\n\
+         // CUDA's stream struct (global namespace, as cuda.h declares it).\nstruct CUstream_st;\n\
          extern \"C\" int rocshmem_platform_host_in_kernel(void);\n\n\
          namespace rocshmem {{\nnamespace c_abi {{\nextern \"C\" {{\n{decls}}}  // extern \"C\"\n}}  // namespace c_abi\n\n{defs}\n}}  // namespace rocshmem\n"
     )

@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod emit;
+pub mod stream;
 #[rustfmt::skip] // the table reads best in its own layout
 pub mod table;
 pub mod tests;
@@ -72,12 +73,18 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
         ("ctests/gen/typed_types.h", tests::types_header()),
         ("ctests/gen/abi_link.cpp", tests::abi_cpp()),
         ("ctests/gen/abi_link.c", tests::abi_c()),
+        ("device/stream/reduce_list.inc", stream::reduce_list()),
+        ("device/gen/api_stream.cpp", stream::api_stream()),
+        ("ctests/stream/typed_reduce_on_stream.c", stream::typed_test()),
     ];
     for (path, text) in device::definition_files(&device_fns) {
         files.push((Box::leak(path.into_boxed_str()), text));
     }
-    let programs = tests::programs();
+    let mut programs = tests::programs();
+    // The typed reduce_on_stream names are exercised by ctests/stream's generated test.
+    programs.push(("../stream/typed_reduce_on_stream.c", stream::typed_test()));
     tests::check_covered(&programs);
+    programs.pop();
     for (name, text) in programs {
         files.push((Box::leak(format!("ctests/gen/{name}").into_boxed_str()), text));
     }

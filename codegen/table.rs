@@ -120,6 +120,8 @@ pub enum P {
     SizePtr(&'static str),
     /// `long *name`
     LongPtr(&'static str),
+    /// `hipStream_t stream` (C: `void *stream`)
+    Stream,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +155,8 @@ pub struct Family {
     pub ops: Option<(Ops, Ops)>,
     pub ret: Ret,
     pub params: &'static [P],
-    /// The Rust body: `{call}` (C name literal), `{ctx}` (`None`/`Some(ctx)`), `{T}`, `{op}`.
+    /// The Rust body: `{call}` (C name literal), `{ctx}` (`None`/`Some(ctx)`), `{T}`, `{op}`;
+    /// `{tname}` and `{opname}` are the type's and op's names in the API (`int`, `sum`).
     pub body: &'static str,
     /// One-sentence doc, `{T}` is the C type.
     pub doc: &'static str,
@@ -276,6 +279,10 @@ pub const FAMILIES: &[Family] = &[
         params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce")],
         body: "coll::reduce_scatter({call}, ctx, team, dest, source, nreduce, {op})",
         doc: "Reduces `source` (`nreduce` `{T}` per member) over the team; member i gets block i in `dest`; 0 on success.", legacy: false },
+    Family { family: "COLL", header: "rocshmem_COLL.hpp", name: "{T}_{op}_reduce_on_stream", c_name: None, ctx: Ctx::Only, types: T25, ops: Some((INT_OPS, FLOAT_OPS)), ret: Ret::Int,
+        params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce"), Stream],
+        body: "crate::api::stream::reduce({call}, ctx, team, dest, source, nreduce, stream, \"{tname}\", \"{opname}\")",
+        doc: "Enqueues on `stream` the reduction of `nreduce` `{T}` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).", legacy: false },
     Family { family: "COLL-legacy", header: "rocshmem_COLL.hpp", name: "{T}_{op}_to_all", c_name: None, ctx: Ctx::Only, types: &[], ops: None, ret: Ret::Void,
         params: &[Ctx, Ptr("dest"), CPtr("source"), Int("nreduce"), Int("PE_start"), Int("logPE_stride"), Int("PE_size"), Ptr("pWrk"), LongPtr("pSync")],
         body: "coll::to_all({call}, ctx, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync, {op})",
@@ -399,10 +406,55 @@ pub const CORE: &[Core] = &[
     core("void rocshmem_ctx_getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)"),
     core("void rocshmem_ctx_putmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)"),
     core("void rocshmem_ctx_getmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)"),
+    // Stream-ordered (`*_on_stream`): enqueue a helper kernel on the stream and return at once.
+    core("void rocshmem_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, hipStream_t stream)"),
+    core("void rocshmem_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe, hipStream_t stream)"),
+    core("void rocshmem_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, hipStream_t stream)"),
+    core("void rocshmem_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, hipStream_t stream)"),
+    core("void rocshmem_signal_add_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, hipStream_t stream)"),
+    core("void rocshmem_signal_set_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, hipStream_t stream)"),
+    core("void rocshmem_quiet_on_stream(hipStream_t stream)"),
+    core("void rocshmem_barrier_all_on_stream(hipStream_t stream)"),
+    core("void rocshmem_barrier_on_stream(rocshmem_team_t team, hipStream_t stream)"),
+    core("void rocshmem_sync_all_on_stream(hipStream_t stream)"),
+    core("void rocshmem_team_sync_on_stream(rocshmem_team_t team, hipStream_t stream)"),
+    core("void rocshmem_alltoallmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t size, hipStream_t stream)"),
+    core("void rocshmem_broadcastmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root, hipStream_t stream)"),
     qp("QpInfoVendor rocshmem_qp_introspect_provider()"),
     qp("bool rocshmem_qp_introspect_available()"),
     qp("bool rocshmem_query_qp_info(int peer, int ctx_id, QpInfo *out)"),
 ];
+
+/// Upstream's public `__global__` helper kernels of the `*_on_stream` calls (declared in the
+/// C++ headers on GPU compiles, defined by the device library): declaration, and the body over
+/// `device/stream/kernels.hpp` (`A` is the kernel's rocshmem_stream_args).
+pub const STREAM_KERNELS: &[(&str, &str)] = &[
+    ("void rocshmem_putmem_kernel(void *dest, const void *source, size_t nelems, int pe)", "A.dest = dest; A.source = source; A.count = nelems; A.pe = pe; k_putmem(A)"),
+    ("void rocshmem_getmem_kernel(void *dest, const void *source, size_t nelems, int pe)", "A.dest = dest; A.source = source; A.count = nelems; A.pe = pe; k_getmem(A)"),
+    ("void rocshmem_quiet_kernel()", "k_quiet(A)"),
+    ("void rocshmem_putmem_signal_kernel(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", "A.dest = dest; A.source = source; A.count = nelems; A.sig_addr = sig_addr; A.value = signal; A.op = sig_op; A.pe = pe; k_putmem_signal(A)"),
+    ("void rocshmem_signal_wait_until_kernel(uint64_t *sig_addr, int cmp, uint64_t cmp_value)", "A.sig_addr = sig_addr; A.op = cmp; A.value = cmp_value; k_signal_wait_until(A)"),
+    ("void rocshmem_barrier_all_kernel()", "k_barrier_all(A)"),
+    ("void rocshmem_barrier_kernel(rocshmem_team_t team)", "A.team = team; k_barrier(A)"),
+    ("void rocshmem_sync_all_kernel()", "k_sync_all(A)"),
+    ("void rocshmem_team_sync_kernel(rocshmem_team_t team)", "A.team = team; k_team_sync(A)"),
+    ("void rocshmem_alltoallmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t size)", "A.team = team; A.dest = dest; A.source = source; A.count = size; k_alltoallmem(A)"),
+    ("void rocshmem_broadcastmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root)", "A.team = team; A.dest = dest; A.source = source; A.count = nelems; A.pe = pe_root; k_broadcastmem(A)"),
+];
+
+/// `ROCSHMEM_OP` enumerator of a reduction op name.
+pub fn op_enum(op: &str) -> &'static str {
+    match op {
+        "sum" => "ROCSHMEM_SUM",
+        "max" => "ROCSHMEM_MAX",
+        "min" => "ROCSHMEM_MIN",
+        "prod" => "ROCSHMEM_PROD",
+        "and" => "ROCSHMEM_AND",
+        "or" => "ROCSHMEM_OR",
+        "xor" => "ROCSHMEM_XOR",
+        _ => panic!("op {op}"),
+    }
+}
 
 /// Constants: (C++ enum it belongs to, or the C++ type of a constant; name; value).
 pub struct Const {

@@ -14,7 +14,7 @@ pub fn c_type(t: &Ty) -> String {
     }
 }
 
-fn fill(tpl: &str, t: &Ty) -> String {
+pub(crate) fn fill(tpl: &str, t: &Ty) -> String {
     tpl.replace("{n}", t.name).replace("{T}", &c_type(t)).replace("{BITS}", &(t.size * 8).to_string())
 }
 
@@ -119,7 +119,7 @@ static void agree_seed(const char *name) {
 }
 "#;
 
-fn program(name: &str, body: &str, calls: &[String]) -> String {
+pub(crate) fn program(name: &str, body: &str, calls: &[String]) -> String {
     let mut s = String::from(C_BANNER);
     let _ = writeln!(
         s,
@@ -384,7 +384,7 @@ static void p2p_{n}(void) {
 }
 "#;
 
-const COLL_HEAD: &str = r#"
+pub(crate) const COLL_HEAD: &str = r#"
 /* A team to run collectives on: world, or the even PEs. */
 typedef struct {
   rocshmem_team_t team;
@@ -582,7 +582,7 @@ static void to_all_{n}_{op}(void) {
 }
 "#;
 
-fn red_fn(tpl: &str, t: &Ty, op: &str, op_id: usize) -> String {
+pub(crate) fn red_fn(tpl: &str, t: &Ty, op: &str, op_id: usize) -> String {
     fill(tpl, t)
         .replace("{op}", op)
         .replace("OP_ID", &op_id.to_string())

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs ON the NVIDIA GPU machine (no Rust there): builds the device library and the device
-# functional tests with nvcc against a Rust core built on another machine, runs them on 2 GPUs
-# (one PE each) under rocshmem-run and mpirun, and writes a pass/fail table.
+# Runs ON the NVIDIA GPU machine (no Rust there): builds the device library, the device
+# functional tests and the HIP examples (examples/hip, unchanged) with nvcc against a Rust core
+# built on another machine, runs them on 2 GPUs (one PE each) under rocshmem-run and mpirun, and
+# writes a pass/fail table.
 #   scripts/gpu-nvidia.sh <core dir> [out dir]
 # <core dir> holds librocshmem.so, librocshmem.a, rocshmem-run and rocshmem_info (cargo's
 # release folder, copied); the table goes to <out dir>/gpu-table.md.
@@ -20,9 +21,14 @@ cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DR
   { tail -30 "$OUTDIR/configure.log"; exit 1; }
 echo "== build"
 start=$(date +%s)
-cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu >"$OUTDIR/build.log" 2>&1 ||
+cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu stream_gpu_test >"$OUTDIR/build.log" 2>&1 ||
   { grep -E "error|Error" "$OUTDIR/build.log" | head -40; exit 1; }
 echo "built in $(($(date +%s) - start)) s"
+# The HIP examples (examples/hip), compiled unchanged by nvcc; their tests (example_gpu_*,
+# label gpu) run below with the others. A failed build is reported; the device tests still run.
+echo "== build the HIP examples (examples/hip) with nvcc"
+cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_examples_gpu >"$OUTDIR/build-examples.log" 2>&1 ||
+  { grep -E "error|Error" "$OUTDIR/build-examples.log" | head -40; echo "HIP examples: build FAILED (see build-examples.log)"; }
 echo "== tests (label gpu${ROCSHMEM_GPU_TESTS:+, -R $ROCSHMEM_GPU_TESTS})"
 ctest --test-dir "$BUILD" -L gpu ${ROCSHMEM_GPU_TESTS:+-R "$ROCSHMEM_GPU_TESTS"} --timeout 180 \
   --output-on-failure >"$OUTDIR/ctest.log" 2>&1

@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 2;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 3;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -92,6 +92,48 @@ pub struct rocshmem_device_state {
 /// before the per-peer flag words.
 pub const ROCSHMEM_DEV_SYNC_HEADER: u64 = 64;
 
+/// PEs whose heap bases [`rocshmem_device_fast`] holds.
+pub const ROCSHMEM_FAST_PES: usize = 64;
+
+/// What every RMA, AMO and signal reads, in the device global `rocshmemi_device_fast`: constant
+/// memory on GPUs, where a read costs nothing after the first and is not lost when an acquire
+/// (every poll of a flag) invalidates the L1 cache. Without it, the chain
+/// `ROCSHMEM_CTX_DEFAULT` -> context -> state -> heap bases is four dependent loads per
+/// operation, which on the H200 pair cost about 0.55 us per put and 2.2 us per ping-pong round
+/// trip (measured; see docs/benchmarks-nvidia.md). Filled at init with the other device globals
+/// and by `rocshmem_hipmodule_init`; never changes until finalize.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocshmem_device_fast {
+    pub my_pe: i32,
+    pub n_pes: i32,
+    /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
+    pub n_bases: i32,
+    pub reserved: i32,
+    /// The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
+    /// one, or NULL, addresses world PEs without reading its entry.
+    pub default_ctx: *mut rocshmem_ctx_device,
+    /// This PE's heap base (`heap_bases[my_pe]`).
+    pub heap_base: u64,
+    /// As `rocshmem_device_state::heap_bases`, for the first `n_bases` PEs.
+    pub heap_bases: [u64; ROCSHMEM_FAST_PES],
+}
+
+impl Default for rocshmem_device_fast {
+    fn default() -> Self {
+        rocshmem_device_fast {
+            my_pe: 0,
+            n_pes: 0,
+            n_bases: 0,
+            reserved: 0,
+            default_ctx: std::ptr::null_mut(),
+            heap_base: 0,
+            heap_bases: [0; ROCSHMEM_FAST_PES],
+        }
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 32 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 96);

@@ -124,10 +124,14 @@ macro_rules! into_typed {
 env_table! {
     heap_size: Size = "ROCSHMEM_HEAP_SIZE", default "1073741824", "memory",
         "Symmetric heap bytes per PE (reserved, not touched, until used).";
+    heap_allocator_type: Text = "ROCSHMEM_HEAP_ALLOCATOR_TYPE", default "", "memory",
+        "AMD: what the heap is allocated as: uncached, finegrained, coarsegrained (vmm_posix, vmm_fabric: not supported yet); empty: finegrained on gfx1100/gfx1201, uncached elsewhere.";
     debug_level: Text = "ROCSHMEM_DEBUG_LEVEL", default "ERROR", "debug",
         "Log verbosity: NONE, ERROR, WARN, ENV, VERSION, INFO, API, TRACE, with :modifiers (:noerror, :nowarn, :env, :stats counts operations).";
     gpu: Text = "ROCSHMEM_GPU", default "auto", "platform",
-        "Extension: GPU platform: auto (nvidia when libcudart loads and sees a GPU, else host), host, nvidia, amd (not built yet).";
+        "Extension: GPU platform: auto (amd when libamdhip64 loads and sees a GPU, else nvidia when libcudart does, else host), host, nvidia, amd.";
+    hip_library: Text = "ROCSHMEM_HIP_LIBRARY", default "", "platform",
+        "Extension: path or name of the HIP runtime to load; empty: the program's own, else libamdhip64.so (.so.7, .so.6, .so.5), $ROCM_PATH/lib, /opt/rocm/lib.";
     backend: Text = "ROCSHMEM_BACKEND", default "", "backend",
         "Force a backend (ipc, ro, gda); empty picks the best one that can run.";
     max_num_contexts: Int = "ROCSHMEM_MAX_NUM_CONTEXTS", default "32", "contexts",

@@ -27,6 +27,7 @@ pub mod p2p;
 pub mod rma;
 pub mod runtime;
 pub mod scalar;
+pub mod stream;
 pub mod sync;
 pub mod team;
 

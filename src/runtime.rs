@@ -3,7 +3,8 @@
 use crate::bootstrap::{self, Job, Method};
 use crate::ctx::CtxTable;
 use crate::device_abi::{
-    ROCSHMEM_DEVICE_ABI_VERSION, rocshmem_ctx_device, rocshmem_device_state, rocshmem_team_device,
+    ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, rocshmem_ctx_device, rocshmem_device_fast, rocshmem_device_state,
+    rocshmem_team_device,
 };
 use crate::env::Config;
 use crate::error::{Error, Result};
@@ -430,6 +431,7 @@ fn build(method: Method) -> Result<Runtime> {
             ctx_pool_len: pool_len as i32,
         },
         globals: [0; 4],
+        fast: rocshmem_device_fast::default(),
     });
     // The state device code reads: the mirror's on a GPU, the host block otherwise.
     let state_ptr = if state_mirror.is_separate() { state_addr } else { &device_state.state as *const _ as usize };
@@ -442,6 +444,13 @@ fn build(method: Method) -> Result<Runtime> {
         teams.handle(WORLD_SLOT) as u64,
         teams.handle(SHARED_SLOT) as u64,
     ];
+    let fast = &mut device_state.fast;
+    fast.my_pe = me as i32;
+    fast.n_pes = n as i32;
+    fast.n_bases = n.min(ROCSHMEM_FAST_PES) as i32;
+    fast.default_ctx = ctxs.opaque(0).cast();
+    fast.heap_base = heap_bases[me];
+    fast.heap_bases[..n.min(ROCSHMEM_FAST_PES)].copy_from_slice(&heap_bases[..n.min(ROCSHMEM_FAST_PES)]);
     // SAFETY: plain-data views of the head and of the bases array.
     let (head, bases) = unsafe {
         (
@@ -455,9 +464,12 @@ fn build(method: Method) -> Result<Runtime> {
     let globals = if gpu.platform() == gpu::Platform::Host {
         Ok(Vec::new())
     } else {
-        set_device_globals(&device_state.globals).map(|()| Vec::new())
+        set_device_globals(&device_state.globals, &device_state.fast).map(|()| Vec::new())
     };
     exchange_status(&job, globals, "setting the device globals of the program")?;
+    // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
+    // critical path; see docs/streams.md).
+    gpu.stream_kernels_start();
     // Every PE's own heap base, so that rocshmem_align gives addresses aligned on every PE
     // (the mappings are only page aligned, and each process places them where it can). This
     // all-gather is also the barrier after which peers may touch our control region.
@@ -506,12 +518,13 @@ fn build(method: Method) -> Result<Runtime> {
 }
 
 /// The head of the device-state block: the state, then the 32 bytes of the module globals
-/// (`ROCSHMEM_CTX_DEFAULT` = {ctx, team}, `ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_TEAM_SHARED`). On a
-/// GPU its device copy is followed by the heap bases.
+/// (`ROCSHMEM_CTX_DEFAULT` = {ctx, team}, `ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_TEAM_SHARED`), then
+/// the value of `rocshmemi_device_fast`. On a GPU its device copy is followed by the heap bases.
 #[repr(C)]
 pub struct StateHead {
     pub state: rocshmem_device_state,
     pub globals: [u64; 4],
+    pub fast: rocshmem_device_fast,
 }
 
 /// Bytes of [`StateHead`] (where the heap bases start in the device copy).
@@ -519,13 +532,15 @@ const STATE_HEAD: usize = std::mem::size_of::<StateHead>();
 
 /// Signature of `rocshmemi_device_globals_set`, the device library's host glue linked into
 /// programs: sets the program's `ROCSHMEM_CTX_DEFAULT` (16 bytes), `ROCSHMEM_TEAM_WORLD` and
-/// `ROCSHMEM_TEAM_SHARED` (8 bytes each) from the host values pointed to; 0 on success.
-type DeviceGlobalsSet = unsafe extern "C" fn(*const c_void, *const c_void, *const c_void) -> c_int;
+/// `ROCSHMEM_TEAM_SHARED` (8 bytes each) and `rocshmemi_device_fast` (its size is the last
+/// argument, checked by the glue) from the host values pointed to; 0 on success.
+type DeviceGlobalsSet =
+    unsafe extern "C" fn(*const c_void, *const c_void, *const c_void, *const c_void, usize) -> c_int;
 
 /// Calls the program's `rocshmemi_device_globals_set` if it has one (found with dlsym in the
 /// global scope: the executable must export it, which linking against librocshmem.so does when
 /// the glue is linked in and referenced, or `-rdynamic`).
-fn set_device_globals(globals: &[u64; 4]) -> Result<()> {
+fn set_device_globals(globals: &[u64; 4], fast: &rocshmem_device_fast) -> Result<()> {
     // SAFETY: dlsym with a NUL-terminated name.
     let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
     if f.is_null() {
@@ -538,8 +553,16 @@ fn set_device_globals(globals: &[u64; 4]) -> Result<()> {
     }
     // SAFETY: the device library's glue has this signature.
     let f: DeviceGlobalsSet = unsafe { std::mem::transmute::<*mut c_void, DeviceGlobalsSet>(f) };
-    // SAFETY: 16 + 8 + 8 readable bytes of host memory.
-    let rc = unsafe { f(globals.as_ptr().cast(), globals[2..].as_ptr().cast(), globals[3..].as_ptr().cast()) };
+    // SAFETY: 16 + 8 + 8 readable bytes of host memory, and the fast block with its size.
+    let rc = unsafe {
+        f(
+            globals.as_ptr().cast(),
+            globals[2..].as_ptr().cast(),
+            globals[3..].as_ptr().cast(),
+            (fast as *const rocshmem_device_fast).cast(),
+            std::mem::size_of::<rocshmem_device_fast>(),
+        )
+    };
     if rc != 0 {
         return Err(Error::Gpu(format!("rocshmemi_device_globals_set (the device library's glue) returned {rc}")));
     }
@@ -599,6 +622,19 @@ impl Runtime {
             self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_WORLD", src.add(16), 8)?;
             self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_SHARED", src.add(24), 8)?;
         }
+        // The device library's address table (constant memory); every module that holds an RMA,
+        // AMO or signal function of the library has it.
+        let fast = (self.device_state_addr + std::mem::offset_of!(StateHead, fast)) as *const u8;
+        // SAFETY: the device copy of the fast block, inside the state mirror.
+        unsafe {
+            self.gpu.module_global_copy(
+                module,
+                stream,
+                "rocshmemi_device_fast",
+                fast,
+                std::mem::size_of::<rocshmem_device_fast>(),
+            )?;
+        }
         Ok(())
     }
 }
@@ -651,6 +687,8 @@ fn shared_team(job: &Job) -> Team {
 /// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
 pub fn finalize() -> Result<()> {
     let rt = get()?;
+    // Operations still queued on host-platform streams run before the heaps go away.
+    crate::stream::host::drain_all();
     PHASE.store(Phase::Finalizing as u8, Ordering::Release);
     std::sync::atomic::fence(Ordering::SeqCst);
     rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
@@ -690,7 +728,8 @@ mod tests {
 
     #[test]
     fn state_head_layout() {
-        assert_eq!(STATE_HEAD, 128);
+        assert_eq!(STATE_HEAD, 128 + std::mem::size_of::<rocshmem_device_fast>());
         assert_eq!(std::mem::offset_of!(StateHead, globals), 96);
+        assert_eq!(std::mem::offset_of!(StateHead, fast), 128);
     }
 }

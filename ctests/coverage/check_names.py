@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Name coverage: every host name of upstream rocSHMEM (sides H, HD and H(undeclared) of
-rocshmem-api-names.tsv, except the stream-ordered *_on_stream names) must be
+rocshmem-api-names.tsv,) must be
 
   1. exported by librocshmem.so as a C symbol (plain name, for C / dlopen / FFI users),
   2. exported as a C++ symbol in namespace rocshmem (what objects built against upstream's
@@ -22,7 +22,7 @@ def required_names(tsv):
         if line.startswith("#") or not line.strip():
             continue
         name, side, _family = line.rstrip("\n").split("\t")
-        if side in ("H", "HD", "H(undeclared)") and not name.endswith("_on_stream"):
+        if side in ("H", "HD", "H(undeclared)"):
             names.append(name)
     return sorted(set(names))
 
@@ -63,7 +63,7 @@ def main():
         ("declared in rocshmem.hpp and its headers", cxx_decl),
     ]
     failed = False
-    print(f"upstream host names required (H, HD, H(undeclared); *_on_stream excluded): {len(need)}")
+    print(f"upstream host names required (H, HD, H(undeclared)): {len(need)}")
     for what, have in checks:
         missing = [n for n in need if n not in have]
         print(f"  {what}: {len(need) - len(missing)} / {len(need)}")

@@ -81,6 +81,8 @@ struct Ctx {
   uint32_t ctr32 = 0;
   uint64_t sum64 = 0;
   int64_t signed64 = 0;
+  uint64_t red64 = 0;    // atomic_add (no result), release
+  uint32_t red32 = 0;    // atomic_add (no result), relaxed
   uint64_t cas64 = 0;
   int32_t cas32 = 0;
   uint64_t xchg64 = 0;
@@ -183,6 +185,8 @@ void kernel_body(Ctx &c) {
   if (ticket < c.n) __atomic_fetch_add(&c.ticket_seen[ticket], 1u, __ATOMIC_RELAXED);
   pf::atomic_fetch_add<Scope::system, Order::release>(&c.sum64, uint64_t{g} + 1);
   pf::atomic_fetch_add<Scope::wg, Order::acquire>(&c.signed64, -int64_t(g) - 1);
+  pf::atomic_add<Scope::system, Order::release>(&c.red64, uint64_t{g} + 1);
+  pf::atomic_add<Scope::device, Order::relaxed>(&c.red32, 3u);
   for (int k = 0; k < 3; k++) {  // CAS loops: 3 increments per thread
     uint64_t old = pf::atomic_load<Scope::device, Order::relaxed>(&c.cas64), seen;
     while ((seen = pf::atomic_cas<Scope::device, Order::acq_rel>(&c.cas64, old, old + 1)) != old) old = seen;
@@ -246,6 +250,8 @@ void run_shape(const Shape &s, unsigned ws) {
   CHECK(c.ctr32 == c.n, fmt("%s: ctr32 %u", what.c_str(), c.ctr32));
   CHECK(c.sum64 == n * (n + 1) / 2, fmt("%s: sum64 %llu", what.c_str(), (unsigned long long)c.sum64));
   CHECK(c.signed64 == -int64_t(n * (n + 1) / 2), fmt("%s: signed64 %lld", what.c_str(), (long long)c.signed64));
+  CHECK(c.red64 == n * (n + 1) / 2, fmt("%s: red64 %llu", what.c_str(), (unsigned long long)c.red64));
+  CHECK(c.red32 == uint32_t(3 * n), fmt("%s: red32 %u", what.c_str(), c.red32));
   CHECK(c.cas64 == 3 * n, fmt("%s: cas64 %llu", what.c_str(), (unsigned long long)c.cas64));
   CHECK(c.cas32 == -6 * int32_t(c.n), fmt("%s: cas32 %d", what.c_str(), c.cas32));
   uint64_t bits = n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;

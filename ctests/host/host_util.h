@@ -29,7 +29,9 @@ static inline uint64_t hu_agree_seed(const char *test) {
     fflush(stdout);
   }
   HU_NS rocshmem_barrier_all();
-  uint64_t seed = *slot;
+  /* A get from this PE, not *slot: on a GPU platform the heap is device memory. */
+  uint64_t seed = 0;
+  HU_NS rocshmem_getmem(&seed, slot, sizeof seed, me);
   HU_NS rocshmem_free(slot);
   return seed;
 }

@@ -166,6 +166,15 @@ ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
   return __hip_atomic_fetch_add(p, v, mo, sc);
 }
 
+/** Adds without returning the old value (the compiler picks the no-return instruction). */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
+  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
+  detail::check_word<T>();
+  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
+  (void)__hip_atomic_fetch_add(p, v, mo, sc);
+}
+
 /** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
 template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
@@ -202,6 +211,9 @@ ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
   constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
   return __hip_atomic_fetch_xor(p, v, mo, sc);
 }
+
+/** A 64-bit word that no one writes while kernels run (core tables). */
+ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) { return *p; }
 
 // ---- polling ----------------------------------------------------------------------------
 /** An acquire load at system scope (an atomic: re-read on every iteration). */

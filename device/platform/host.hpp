@@ -119,6 +119,14 @@ ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
   return __atomic_fetch_add(p, v, mo);
 }
 
+/** Adds without returning the old value. */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
+  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
+  detail::check_word<T>();
+  (void)__atomic_fetch_add(p, v, detail::rmw_order(O));
+}
+
 /** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
 template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
@@ -155,6 +163,9 @@ ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
   constexpr int mo = detail::rmw_order(O);
   return __atomic_fetch_xor(p, v, mo);
 }
+
+/** A 64-bit word that no one writes while kernels run (core tables). */
+ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) { return *p; }
 
 // ---- polling ----------------------------------------------------------------------------
 /** An acquire load (an atomic: the compiler re-reads it on every iteration). */

@@ -112,6 +112,10 @@ ROCSHMEM_NV_SREG(laneid, "laneid")
   asm volatile("st" sem scope ty " [%0], %1;" ::"l"(p), c(v) : "memory");
 #define ROCSHMEM_NV_RMW(sem, scope, op, c, r, p, v) \
   asm volatile("atom" sem scope op " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");
+// red: an atomic update that returns nothing, so the thread does not wait for the old value
+// (over NVLink that round trip is microseconds).
+#define ROCSHMEM_NV_RED(sem, scope, op, c, p, v) \
+  asm volatile("red" sem scope ".global" op " [%0], %1;" ::"l"(p), c(v) : "memory");
 #define ROCSHMEM_NV_CAS(sem, scope, op, c, r, p, e, d) \
   asm volatile("atom" sem scope op " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(e), c(d) : "memory");
 
@@ -170,6 +174,18 @@ ROCSHMEM_DEV_INLINE T rmw(T *p, T v) {
   return T(r);
 }
 
+// red has relaxed and release forms only.
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void red_add(T *p, T v) {
+  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
+  bits<T> x = bits<T>(v);
+  if constexpr (sizeof(T) == 4) {
+    ROCSHMEM_NV_QUALIFIED(ROCSHMEM_NV_RED, ".add.u32", "r", p, x)
+  } else {
+    ROCSHMEM_NV_QUALIFIED(ROCSHMEM_NV_RED, ".add.u64", "l", p, x)
+  }
+}
+
 template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T cas(T *p, T expected, T desired) {
   bits<T> r, e = bits<T>(expected), d = bits<T>(desired);
@@ -182,6 +198,7 @@ ROCSHMEM_DEV_INLINE T cas(T *p, T expected, T desired) {
 }
 
 #undef ROCSHMEM_NV_CAS
+#undef ROCSHMEM_NV_RED
 #undef ROCSHMEM_NV_RMW
 #undef ROCSHMEM_NV_ST
 #undef ROCSHMEM_NV_LD
@@ -271,6 +288,13 @@ ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
   return detail::rmw<S, O, detail::Rmw::add>(p, v);
 }
 
+/** Adds without returning the old value (relaxed or release). */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  detail::red_add<S, O>(p, v);
+}
+
 /** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
 template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
@@ -300,6 +324,14 @@ template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
   detail::check_word<T>();
   return detail::rmw<S, O, detail::Rmw::xor_>(p, v);
+}
+
+/** A 64-bit word that no one writes while kernels run (core tables): ld.global.nc, through the
+ *  read-only cache. An asm load, so the compiler cannot merge it with a load of another space. */
+ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) {
+  uint64_t v;
+  asm("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
 }
 
 // ---- polling ----------------------------------------------------------------------------

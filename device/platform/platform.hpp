@@ -25,8 +25,12 @@
  *                     (Scope::wg, Scope::device, Scope::system), order O (Order::relaxed,
  *                     acquire, release, acq_rel):
  *                       atomic_load<S,O>(p)  atomic_store<S,O>(p,v)  atomic_fetch_add<S,O>(p,v)
+ *                       atomic_add<S,O>(p,v)  (no result: the caller does not wait for it;
+ *                                              relaxed or release only)
  *                       atomic_cas<S,O>(p, expected, desired) -> old value
  *                       atomic_exchange<S,O>(p,v)  atomic_fetch_and/or/xor<S,O>(p,v)
+ *  read-only tables   load_readonly(p): a uint64_t the core wrote before any kernel ran
+ *                     (the read-only cache on NVIDIA)
  *  polling            poll_load(p): an acquire load at system scope that the compiler may
  *                     not hoist out of a loop (for flags written by peers).
  *                     backoff(round): called in polling loops with round = 0,1,2,...;

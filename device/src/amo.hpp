@@ -48,8 +48,7 @@ template <class T, AmoOp OP>
 ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) {
   using W = typename Word<T>::type;
   using namespace platform;
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  W *w = reinterpret_cast<W *>(peer_ptr(c->state, dest, ctx_world_pe(c, pe)));
+  W *w = reinterpret_cast<W *>(ctx_peer_ptr(ctx, dest, pe));
   const W v = to_word(value);
   constexpr Scope S = Scope::system;
   constexpr Order O = Order::relaxed;
@@ -58,8 +57,10 @@ ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) 
   else if constexpr (OP == AmoOp::set) atomic_store<S, O>(w, v);
   else if constexpr (OP == AmoOp::swap) old = atomic_exchange<S, O>(w, v);
   else if constexpr (OP == AmoOp::compare_swap) old = atomic_cas<S, O>(w, to_word(cond), v);
-  else if constexpr (OP == AmoOp::fetch_inc || OP == AmoOp::inc) old = atomic_fetch_add<S, O>(w, W(1));
-  else if constexpr (OP == AmoOp::fetch_add || OP == AmoOp::add) old = atomic_fetch_add<S, O>(w, v);
+  else if constexpr (OP == AmoOp::inc) atomic_add<S, O>(w, W(1));  // non-fetching: no wait for the old value
+  else if constexpr (OP == AmoOp::add) atomic_add<S, O>(w, v);
+  else if constexpr (OP == AmoOp::fetch_inc) old = atomic_fetch_add<S, O>(w, W(1));
+  else if constexpr (OP == AmoOp::fetch_add) old = atomic_fetch_add<S, O>(w, v);
   else if constexpr (OP == AmoOp::fetch_and || OP == AmoOp::and_) old = atomic_fetch_and<S, O>(w, v);
   else if constexpr (OP == AmoOp::fetch_or || OP == AmoOp::or_) old = atomic_fetch_or<S, O>(w, v);
   else old = atomic_fetch_xor<S, O>(w, v);

@@ -16,14 +16,27 @@
 
 #include <type_traits>
 
-/* The bitcode entry points: kept through link-only-needed linking (Triton), and named by the
- * platform (the host platform prefixes them: its host API owns the plain C names). */
+/* The bitcode entry points: external functions with default visibility, so that opt keeps
+ * them and link-only-needed linking (Triton) imports exactly those a kernel calls. Not `used`:
+ * that puts them in llvm.compiler.used, which LinkOnlyNeeded imports whole, so every Triton
+ * kernel pulled in all 578 (a minute of compile, and an assertion in Triton 3.6's LLVM). Named
+ * by the platform (the host platform prefixes them: its host API owns the plain C names). */
 #ifndef ROCSHMEM_BITCODE_FN
-#define ROCSHMEM_BITCODE_FN ROCSHMEM_DEVICE_FN __attribute__((used, visibility("default")))
+#define ROCSHMEM_BITCODE_FN ROCSHMEM_DEVICE_FN __attribute__((visibility("default")))
 #endif
 #ifndef ROCSHMEM_BITCODE_NAME
 #define ROCSHMEM_BITCODE_NAME(name) name
 #endif
+
+/* The address table (rocshmem_device_fast, device_abi.h): constant memory on GPUs, so that
+ * translating an address costs no dependent global loads. GPU builds define it in
+ * gpu_globals.cpp, the host platform in src/cxx/shim_core.cpp; the core fills it at init. */
+#if ROCSHMEM_GPU_COMPILE
+#define ROCSHMEM_DEVICE_CONST __constant__
+#else
+#define ROCSHMEM_DEVICE_CONST
+#endif
+extern "C" ROCSHMEM_DEVICE_CONST rocshmem_device_fast rocshmemi_device_fast;
 
 namespace rocshmem {
 namespace dev {
@@ -92,11 +105,36 @@ ROCSHMEM_DEV_INLINE int ctx_world_pe(const rocshmem_ctx_device *c, int pe) {
   return c->team ? world_pe(c->team, pe) : pe;
 }
 
-/** The address in world PE `pe`'s heap of the symmetric object at local address `addr`. */
+/**
+ * The address in world PE `pe`'s heap of the symmetric object at local address `addr`: from
+ * the constant table for the first ROCSHMEM_FAST_PES PEs, else from the state. (The fields
+ * are read by name, not through a pointer, so GPUs read them as constants.)
+ */
 template <class T>
 ROCSHMEM_DEV_INLINE T *peer_ptr(const rocshmem_device_state *s, T *addr, int pe) {
   uintptr_t a = reinterpret_cast<uintptr_t>(addr);
-  return reinterpret_cast<T *>(a - s->heap_bases[s->my_pe] + s->heap_bases[pe]);
+  if (pe < rocshmemi_device_fast.n_bases) {
+    return reinterpret_cast<T *>(a - rocshmemi_device_fast.heap_base + rocshmemi_device_fast.heap_bases[pe]);
+  }
+  // Read-only loads: a plain load here could be merged with the constant one above into one
+  // generic load of a selected address, which costs the constant cache on NVIDIA.
+  return reinterpret_cast<T *>(a - platform::load_readonly(s->heap_bases + s->my_pe) +
+                               platform::load_readonly(s->heap_bases + pe));
+}
+
+/**
+ * peer_ptr for PE `pe` of context `ctx`. The default context (a NULL handle or its own entry)
+ * is on the world team, so its PEs are world PEs and nothing of its entry needs reading.
+ */
+template <class T>
+ROCSHMEM_DEV_INLINE T *ctx_peer_ptr(rocshmem_ctx_t ctx, T *addr, int pe) {
+  void *o = ctx.ctx_opaque;
+  if ((o == nullptr || o == rocshmemi_device_fast.default_ctx) && pe < rocshmemi_device_fast.n_bases) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    return reinterpret_cast<T *>(a - rocshmemi_device_fast.heap_base + rocshmemi_device_fast.heap_bases[pe]);
+  }
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  return peer_ptr(c->state, addr, ctx_world_pe(c, pe));
 }
 
 /** Is `[addr, addr+len)` inside this PE's symmetric heap? */

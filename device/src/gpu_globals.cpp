@@ -7,6 +7,8 @@
  *   ROCSHMEM_CTX_DEFAULT   rocshmem_ctx_t,  16 bytes  (extern "C", namespace rocshmem)
  *   ROCSHMEM_TEAM_WORLD    rocshmem_team_t,  8 bytes  (extern "C", namespace rocshmem::device)
  *   ROCSHMEM_TEAM_SHARED   rocshmem_team_t,  8 bytes  (extern "C", namespace rocshmem::device)
+ * and the library's own address table (not upstream's; read by RMA, AMO and signal code):
+ *   rocshmemi_device_fast  rocshmem_device_fast, __constant__ (device_abi.h)
  * Device code reaches all device state through them (ctx_opaque points at the default context
  * entry, the team handles at team entries; see device_abi.h). They are `used` so that
  * opt / link-only-needed linking (Triton) keeps them in librocshmem_device_<arch>.bc, and they
@@ -15,9 +17,12 @@
  *
  * Host glue, in librocshmem_device.a (HIP only):
  *   extern "C" int rocshmemi_device_globals_set(const void *ctx16, const void *world8,
- *                                               const void *shared8);
+ *                                               const void *shared8, const void *fast,
+ *                                               size_t fast_bytes);
  * Called by the core at init (and at finalize with zeroes) when the program is linked with
- * librocshmem_device.a: copies the 16 + 8 + 8 bytes into the three __device__ variables of the
+ * librocshmem_device.a: copies the 16 + 8 + 8 bytes and the address table (whose size must
+ * match this library's: a mismatch means a core and a device library of different versions)
+ * into the device variables of the
  * program's own code object (hipMemcpyToSymbol, which synchronises: never called during
  * stream capture), and writes the same bytes into their host shadows, so that host code that
  * names ROCSHMEM_CTX_DEFAULT (for example to pass it to a host API call) sees the same value.
@@ -26,6 +31,7 @@
  * program that does not link the device library has no device globals to set.
  */
 #include "rocshmem/rocshmem_common.hpp"
+#include "rocshmem_device/device_abi.h"
 
 #if ROCSHMEM_GPU_COMPILE
 
@@ -37,6 +43,7 @@ extern "C" {
 ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT = {nullptr, nullptr};
 ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_team_t ROCSHMEM_TEAM_WORLD = nullptr;
 ROCSHMEM_DEVICE_VAR ROCSHMEM_GPU_GLOBAL rocshmem::rocshmem_team_t ROCSHMEM_TEAM_SHARED = nullptr;
+__constant__ ROCSHMEM_GPU_GLOBAL rocshmem_device_fast rocshmemi_device_fast = {};
 }
 
 static_assert(sizeof(ROCSHMEM_CTX_DEFAULT) == 16, "ROCSHMEM_CTX_DEFAULT is 16 bytes (upstream)");
@@ -67,12 +74,23 @@ int set_one(const void *symbol, void *shadow, const void *src, size_t bytes, con
 
 extern "C" __attribute__((visibility("default"))) int rocshmemi_device_globals_set(const void *ctx16,
                                                                                    const void *world8,
-                                                                                   const void *shared8) {
+                                                                                   const void *shared8,
+                                                                                   const void *fast,
+                                                                                   size_t fast_bytes) {
+  if (fast != nullptr && fast_bytes != sizeof(rocshmem_device_fast)) {
+    fprintf(stderr,
+            "rocshmem: error: the core's device address table is %zu bytes, this device library's %zu: "
+            "librocshmem and librocshmem_device come from different versions\n",
+            fast_bytes, sizeof(rocshmem_device_fast));
+    return -1;
+  }
   // On the host, &X of a __device__ variable is its host shadow, which is also the symbol
   // handle HIP's hipMemcpyToSymbol(const void *) maps to the device copy (every HIP version).
   int rc = set_one(&::ROCSHMEM_CTX_DEFAULT, &::ROCSHMEM_CTX_DEFAULT, ctx16, 16, "ROCSHMEM_CTX_DEFAULT");
   rc |= set_one(&::ROCSHMEM_TEAM_WORLD, &::ROCSHMEM_TEAM_WORLD, world8, 8, "ROCSHMEM_TEAM_WORLD");
   rc |= set_one(&::ROCSHMEM_TEAM_SHARED, &::ROCSHMEM_TEAM_SHARED, shared8, 8, "ROCSHMEM_TEAM_SHARED");
+  rc |= set_one(&::rocshmemi_device_fast, &::rocshmemi_device_fast, fast, sizeof(rocshmem_device_fast),
+                "rocshmemi_device_fast");
   return rc == 0 ? 0 : -1;
 }
 #endif  // HIP host pass

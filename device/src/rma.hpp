@@ -17,15 +17,13 @@ namespace dev {
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  grp_copy<G>(peer_ptr(c->state, dest, ctx_world_pe(c, pe)), source, bytes);
+  grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
   grp_sync<G>();
 }
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  grp_copy<G>(dest, peer_ptr(c->state, source, ctx_world_pe(c, pe)), bytes);
+  grp_copy<G>(dest, ctx_peer_ptr(ctx, source, pe), bytes);
   grp_sync<G>();
 }
 
@@ -41,15 +39,13 @@ ROCSHMEM_DEV_INLINE void get(rocshmem_ctx_t ctx, T *dest, const T *source, size_
 
 template <class T>
 ROCSHMEM_DEV_INLINE void p(rocshmem_ctx_t ctx, T *dest, T value, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  *peer_ptr(c->state, dest, ctx_world_pe(c, pe)) = value;
+  *ctx_peer_ptr(ctx, dest, pe) = value;
 }
 
 template <class T>
 ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
   // volatile: the value may change under us; every g must read the peer again.
-  return volatile_load(peer_ptr(c->state, source, ctx_world_pe(c, pe)));
+  return volatile_load(ctx_peer_ptr(ctx, source, pe));
 }
 
 /** Orders this PE's earlier puts, AMOs and signals to each peer before later ones. */

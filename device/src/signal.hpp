@@ -16,23 +16,19 @@
 namespace rocshmem {
 namespace dev {
 
-/** Applies `sig_op` (ROCSHMEM_SIGNAL_SET or _ADD) to the signal word at world PE `wpe`. */
-ROCSHMEM_DEV_INLINE void signal_world(const rocshmem_device_state *s, uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                      int wpe) {
+/** Applies `sig_op` (ROCSHMEM_SIGNAL_SET or _ADD) to the signal word `sig` (a peer's address). */
+ROCSHMEM_DEV_INLINE void signal_at(uint64_t *sig, uint64_t signal, int sig_op) {
   using namespace platform;
-  uint64_t *sig = peer_ptr(s, sig_addr, wpe);
-  if (sig_op == ROCSHMEM_SIGNAL_ADD) atomic_fetch_add<Scope::system, Order::release>(sig, signal);
+  if (sig_op == ROCSHMEM_SIGNAL_ADD) atomic_add<Scope::system, Order::release>(sig, signal);
   else atomic_store<Scope::system, Order::release>(sig, signal);
 }
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE void putmem_signal(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes,
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  const int wpe = ctx_world_pe(c, pe);
-  grp_copy<G>(peer_ptr(c->state, dest, wpe), source, bytes);
+  grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
   grp_sync<G>();
-  if (grp_rank<G>() == 0) signal_world(c->state, sig_addr, signal, sig_op, wpe);
+  if (grp_rank<G>() == 0) signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
 }
 
 template <class T, Grp G>
@@ -42,8 +38,7 @@ ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, T *dest, const T *source
 }
 
 ROCSHMEM_DEV_INLINE void signal_op(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  signal_world(c->state, sig_addr, signal, sig_op, ctx_world_pe(c, pe));
+  signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
 }
 
 /** Reads a local signal word (acquire): later reads see what the signaller wrote before. */

@@ -34,8 +34,9 @@ ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshme
   for (int i = int(r); i < n; i += int(gs)) {
     if (i == me) continue;
     uint64_t *flag = sync_slot(s, t->slot, world_pe(t, i)).flags + me;
-    if (release) atomic_fetch_add<Scope::system, Order::release>(flag, uint64_t(1));
-    else atomic_fetch_add<Scope::system, Order::relaxed>(flag, uint64_t(1));
+    // No-return adds: the peers' flags need not round-trip before this PE starts waiting.
+    if (release) atomic_add<Scope::system, Order::release>(flag, uint64_t(1));
+    else atomic_add<Scope::system, Order::relaxed>(flag, uint64_t(1));
   }
   for (int i = int(r); i < n; i += int(gs)) {
     if (i != me) poll_until(mine.flags + i, [=](uint64_t v) { return v >= seq; });

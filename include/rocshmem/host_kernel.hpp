@@ -11,8 +11,11 @@
  *    on every thread of grid x block at once, each with its own copy of the arguments, and
  *    returns when all have finished. The wave size is ROCSHMEM_HOST_WAVE_SIZE (32 or 64),
  *    default 64.
+ *  - streams for the stream-ordered calls (rocshmem_*_on_stream): hipStream_t, hipError_t,
+ *    hipSuccess, hipStreamCreate, hipStreamSynchronize, hipStreamDestroy over the library's
+ *    ordered host queues (rocshmem_host_stream_*); a NULL stream is the default queue.
  * Not provided: __shared__ (declare work-group memory outside the kernel and index it by
- * blockIdx), dynamic shared memory, streams, <<<...>>>.
+ * blockIdx), dynamic shared memory, <<<...>>>, launching your own kernels on a stream.
  *
  * threadIdx & co. and warpSize are macros (GCC has no property syntax): they are lvalues of
  * unsigned (int for warpSize), so `printf("%u", threadIdx.x)` works. Used outside a kernel
@@ -74,6 +77,32 @@ void rocshmem_host_launch(void (*kernel)(P...), dim3 grid, dim3 block, A &&...ar
   static_assert(sizeof...(P) == sizeof...(A), "rocshmem_host_launch: wrong number of kernel arguments");
   const std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
   ::rocshmem::platform::host::launch(grid, block, 0, [&params, kernel]() { std::apply(kernel, params); });
+}
+
+/* Streams: the library's ordered host queues (what rocshmem_*_on_stream runs on here). */
+extern "C" {
+int rocshmem_host_stream_create(void **stream);
+int rocshmem_host_stream_synchronize(void *stream);
+int rocshmem_host_stream_destroy(void *stream);
+}
+typedef struct ihipStream_t *hipStream_t;
+typedef int hipError_t;
+constexpr hipError_t hipSuccess = 0;
+/** What the stream calls below return when the library reported an error (one line on stderr). */
+constexpr hipError_t hipErrorUnknown = 999;
+
+inline hipError_t hipStreamCreate(hipStream_t *stream) {
+  void *s = nullptr;
+  if (rocshmem_host_stream_create(&s) != 0) return hipErrorUnknown;
+  *stream = static_cast<hipStream_t>(s);
+  return hipSuccess;
+}
+/** Waits for the stream's operations; hipErrorUnknown if one of them failed. */
+inline hipError_t hipStreamSynchronize(hipStream_t stream) {
+  return rocshmem_host_stream_synchronize(stream) == 0 ? hipSuccess : hipErrorUnknown;
+}
+inline hipError_t hipStreamDestroy(hipStream_t stream) {
+  return rocshmem_host_stream_destroy(stream) == 0 ? hipSuccess : hipErrorUnknown;
 }
 
 #endif  // not a GPU compile

@@ -2234,6 +2234,495 @@ int rocshmem_ctx_ptrdiff_and_reduce_scatter(rocshmem_ctx_t ctx, rocshmem_team_t 
 // Reduces `source` (`nreduce` `ptrdiff_t` per member) over the team; member i gets block i in `dest`; 0 on success.
 int rocshmem_ctx_ptrdiff_xor_reduce_scatter(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce);
 
+// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_float_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_float_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_float_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_float_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_double_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_double_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_double_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_double_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_char_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_schar_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_short_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_long_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_longlong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uchar_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ushort_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ulonglong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_half_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_half_t *dest, const rocshmem_half_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_half_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_half_t *dest, const rocshmem_half_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_half_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_half_t *dest, const rocshmem_half_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_half_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_half_t *dest, const rocshmem_half_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_bfloat16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_bfloat16_t *dest, const rocshmem_bfloat16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_bfloat16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_bfloat16_t *dest, const rocshmem_bfloat16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_bfloat16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_bfloat16_t *dest, const rocshmem_bfloat16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_bfloat16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, rocshmem_bfloat16_t *dest, const rocshmem_bfloat16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int8_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int16_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int32_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_int64_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint8_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint16_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint32_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_uint64_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_size_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
+// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+int rocshmem_ctx_ptrdiff_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, void *stream);
+
 // Legacy active-set reduction of `nreduce` `int` (`pWrk`/`pSync` are not used).
 void rocshmem_ctx_int_sum_to_all(rocshmem_ctx_t ctx, int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync);
 
@@ -4075,9 +4564,10 @@ void *rocshmem_buffer_register_symmetric(void *addr, size_t length);
 int rocshmem_buffer_unregister_symmetric(void *addr);
 
 // Copies the library's device globals (`ROCSHMEM_CTX_DEFAULT`, team handles) into a separately
-// loaded GPU module (a `CUmodule` on NVIDIA), stream-ordered on `stream` (NULL: the per-thread
-// default stream) and without synchronising, so it can be captured in a graph. On the host
-// platform there are no modules: this returns ROCSHMEM_ERROR with a message saying so.
+// loaded GPU module (a `hipModule_t` on AMD, a `CUmodule` on NVIDIA), stream-ordered on
+// `stream` (NULL: the per-thread default stream) and without synchronising, so it can be
+// captured in a graph. On the host platform there are no modules: this returns ROCSHMEM_ERROR
+// with a message saying so.
 //
 // # Safety
 // `module` must be a loaded module and `stream` NULL or a stream of the platform's runtime.
@@ -4144,6 +4634,81 @@ void rocshmem_ctx_putmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source,
 // # Safety
 // As `rocshmem_getmem`.
 void rocshmem_ctx_getmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+// Enqueues a copy of `nelems` bytes from local `source` to symmetric `dest` on PE `pe` on
+// `stream` (NULL: the default stream); complete when the stream reaches it.
+//
+// # Safety
+// `source` must stay readable for `nelems` bytes until the stream has run the copy.
+void rocshmem_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, void *stream);
+
+// Enqueues a copy of `nelems` bytes from symmetric `source` on PE `pe` to local `dest` on
+// `stream`.
+//
+// # Safety
+// `dest` must stay writable for `nelems` bytes until the stream has run the copy.
+void rocshmem_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe, void *stream);
+
+// Enqueues a put of `nelems` bytes to PE `pe` followed by the update of its signal word
+// `sig_addr` (`sig_op`: ROCSHMEM_SIGNAL_SET or _ADD with `signal`) on `stream`.
+//
+// # Safety
+// `source` must stay readable for `nelems` bytes until the stream has run the operation.
+void rocshmem_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, void *stream);
+
+// Enqueues on `stream` a wait until this PE's signal word `sig_addr` compares to `cmp_value`
+// as `cmp` (ROCSHMEM_CMP_*) says: later work on the stream runs after it.
+void rocshmem_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, void *stream);
+
+// Enqueues an atomic add of `signal` to the signal word `sig_addr` of PE `pe` on `stream`.
+void rocshmem_signal_add_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, void *stream);
+
+// Enqueues an atomic store of `signal` to the signal word `sig_addr` of PE `pe` on `stream`.
+void rocshmem_signal_set_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, void *stream);
+
+// Enqueues on `stream` the completion of the operations enqueued before it.
+void rocshmem_quiet_on_stream(void *stream);
+
+// Enqueues a barrier over every PE on `stream` (earlier operations on it complete first).
+void rocshmem_barrier_all_on_stream(void *stream);
+
+// Enqueues a barrier over the members of `team` on `stream`.
+void rocshmem_barrier_on_stream(rocshmem_team_t team, void *stream);
+
+// Enqueues a sync (a barrier that completes nothing) over every PE on `stream`.
+void rocshmem_sync_all_on_stream(void *stream);
+
+// Enqueues a sync over the members of `team` on `stream`.
+void rocshmem_team_sync_on_stream(rocshmem_team_t team, void *stream);
+
+// Enqueues on `stream` an all-to-all over `team`: `size` bytes from each member to each member.
+//
+// # Safety
+// `dest` and `source` must be symmetric, `size` times the team size bytes each.
+void rocshmem_alltoallmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t size, void *stream);
+
+// Enqueues on `stream` a broadcast of `nelems` bytes from `source` on team member `pe_root`
+// to `dest` on every member.
+//
+// # Safety
+// `dest` and `source` must be symmetric, `nelems` bytes each.
+void rocshmem_broadcastmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root, void *stream);
+
+// Host platform: creates an ordered host queue, the stream of the `*_on_stream` calls (the
+// `hipStreamCreate` of <rocshmem/host_kernel.hpp>). 0, or ROCSHMEM_ERROR on a GPU platform
+// (use its runtime's streams there).
+//
+// # Safety
+// `stream` must be writable.
+int rocshmem_host_stream_create(void **stream);
+
+// Host platform: waits until everything enqueued on `stream` (NULL: the default stream) has
+// run. ROCSHMEM_ERROR if an operation on it failed since the last synchronize (each failure
+// was also reported when it happened).
+int rocshmem_host_stream_synchronize(void *stream);
+
+// Host platform: waits for `stream`'s work, then destroys it.
+int rocshmem_host_stream_destroy(void *stream);
 
 // Completes this PE's operations and waits until every PE calls it.
 void rocshmem_barrier_all(void);

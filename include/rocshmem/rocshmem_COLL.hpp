@@ -759,6 +759,332 @@ __host__ int rocshmem_ctx_ptrdiff_or_reduce_scatter(rocshmem_ctx_t ctx, rocshmem
 __host__ int rocshmem_ctx_ptrdiff_and_reduce_scatter(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce);
 /// Reduces source (nreduce ptrdiff_t per member) over the team; member i gets block i in dest; 0 on success.
 __host__ int rocshmem_ctx_ptrdiff_xor_reduce_scatter(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce);
+/// Enqueues on stream the reduction of nreduce float of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_float_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce float of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_float_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce float of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_float_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce float of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_float_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, float *dest, const float *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce double of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_double_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce double of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_double_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce double of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_double_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce double of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_double_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, double *dest, const double *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_char_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, char *dest, const char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce signed char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_schar_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, signed char *dest, const signed char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_short_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, short *dest, const short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int *dest, const int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_long_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long *dest, const long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_longlong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, long long *dest, const long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned char of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uchar_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned char *dest, const unsigned char *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned short of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ushort_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned short *dest, const unsigned short *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned int of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned int *dest, const unsigned int *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long *dest, const unsigned long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce unsigned long long of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ulonglong_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, unsigned long long *dest, const unsigned long long *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __half of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_half_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __half *dest, const __half *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __half of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_half_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __half *dest, const __half *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __half of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_half_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __half *dest, const __half *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __half of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_half_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __half *dest, const __half *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __hip_bfloat16 of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_bfloat16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __hip_bfloat16 *dest, const __hip_bfloat16 *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __hip_bfloat16 of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_bfloat16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __hip_bfloat16 *dest, const __hip_bfloat16 *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __hip_bfloat16 of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_bfloat16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __hip_bfloat16 *dest, const __hip_bfloat16 *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce __hip_bfloat16 of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_bfloat16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, __hip_bfloat16 *dest, const __hip_bfloat16 *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int8_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int8_t *dest, const int8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int16_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int16_t *dest, const int16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int32_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int32_t *dest, const int32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce int64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_int64_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, int64_t *dest, const int64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint8_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint8_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint8_t *dest, const uint8_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint16_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint16_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint16_t *dest, const uint16_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint32_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint32_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint32_t *dest, const uint32_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce uint64_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_uint64_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, uint64_t *dest, const uint64_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce size_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_size_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, size_t *dest, const size_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_sum_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_min_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_max_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_prod_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_or_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_and_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
+/// Enqueues on stream the reduction of nreduce ptrdiff_t of source over the team into dest on every member; returns at once (0 if enqueued).
+__host__ int rocshmem_ctx_ptrdiff_xor_reduce_on_stream(rocshmem_ctx_t ctx, rocshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, int nreduce, hipStream_t stream);
 /// Legacy active-set reduction of nreduce int (pWrk/pSync are not used).
 __host__ void rocshmem_ctx_int_sum_to_all(rocshmem_ctx_t ctx, int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync);
 /// Legacy active-set reduction of nreduce int (pWrk/pSync are not used).

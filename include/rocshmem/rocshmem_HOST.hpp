@@ -60,6 +60,36 @@ ROCSHMEM_HD_API void rocshmem_ctx_putmem(rocshmem_ctx_t ctx, void *dest, const v
 ROCSHMEM_HD_API void rocshmem_ctx_getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 ROCSHMEM_HD_API void rocshmem_ctx_putmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 ROCSHMEM_HD_API void rocshmem_ctx_getmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+__host__ void rocshmem_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, hipStream_t stream);
+__host__ void rocshmem_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe, hipStream_t stream);
+__host__ void rocshmem_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, hipStream_t stream);
+__host__ void rocshmem_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, hipStream_t stream);
+__host__ void rocshmem_signal_add_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, hipStream_t stream);
+__host__ void rocshmem_signal_set_on_stream(uint64_t *sig_addr, uint64_t signal, int pe, hipStream_t stream);
+__host__ void rocshmem_quiet_on_stream(hipStream_t stream);
+__host__ void rocshmem_barrier_all_on_stream(hipStream_t stream);
+__host__ void rocshmem_barrier_on_stream(rocshmem_team_t team, hipStream_t stream);
+__host__ void rocshmem_sync_all_on_stream(hipStream_t stream);
+__host__ void rocshmem_team_sync_on_stream(rocshmem_team_t team, hipStream_t stream);
+__host__ void rocshmem_alltoallmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t size, hipStream_t stream);
+__host__ void rocshmem_broadcastmem_on_stream(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root, hipStream_t stream);
+
+#if ROCSHMEM_GPU_COMPILE
+/* The helper kernels the *_on_stream calls enqueue (one work-group; programs may launch them too). */
+__global__ void rocshmem_putmem_kernel(void *dest, const void *source, size_t nelems, int pe);
+__global__ void rocshmem_getmem_kernel(void *dest, const void *source, size_t nelems, int pe);
+__global__ void rocshmem_quiet_kernel();
+__global__ void rocshmem_putmem_signal_kernel(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+__global__ void rocshmem_signal_wait_until_kernel(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+__global__ void rocshmem_barrier_all_kernel();
+__global__ void rocshmem_barrier_kernel(rocshmem_team_t team);
+__global__ void rocshmem_sync_all_kernel();
+__global__ void rocshmem_team_sync_kernel(rocshmem_team_t team);
+__global__ void rocshmem_alltoallmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t size);
+__global__ void rocshmem_broadcastmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root);
+template <typename T, ROCSHMEM_OP Op>
+__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce);
+#endif
 
 }  // namespace rocshmem
 

@@ -9,11 +9,18 @@ use std::ffi::{c_char, c_int, c_void};
 unsafe extern "C" {
     /// Defined by the C++ shim (src/cxx/shim_core.cpp): sets the C++ globals upstream programs
     /// read on the host (`rocshmem::host::ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_CTX_DEFAULT`, ...).
-    fn rocshmemi_cxx_publish(ctx: rocshmem_ctx_t, world: rocshmem_team_t, shared: rocshmem_team_t);
+    /// Also sets the host platform's `rocshmemi_device_fast` (zeroes for NULL).
+    fn rocshmemi_cxx_publish(
+        ctx: rocshmem_ctx_t,
+        world: rocshmem_team_t,
+        shared: rocshmem_team_t,
+        fast: *const crate::device_abi::rocshmem_device_fast,
+    );
 }
 
 /// Makes the default context and the predefined teams visible to C and C++ programs.
 fn publish(rt: Option<&Runtime>) {
+    let fast = rt.map_or(std::ptr::null(), |rt| &rt.device_state.fast as *const _);
     let (ctx, world, shared) = match rt {
         Some(rt) => {
             let world = rt.teams.handle(WORLD_SLOT);
@@ -34,7 +41,7 @@ fn publish(rt: Option<&Runtime>) {
         ROCSHMEM_HOST_CTX_DEFAULT = ctx;
         ROCSHMEM_HOST_TEAM_WORLD = world;
         ROCSHMEM_HOST_TEAM_SHARED = shared;
-        rocshmemi_cxx_publish(ctx, world, shared);
+        rocshmemi_cxx_publish(ctx, world, shared, fast);
     }
 }
 
@@ -187,6 +194,8 @@ pub unsafe extern "C" fn rocshmem_set_attr_uniqueid_args(
 pub extern "C" fn rocshmem_finalize() {
     void_call("rocshmem_finalize", || {
         rt()?;
+        // Work queued on host-platform streams runs while the handles are still published.
+        crate::stream::host::drain_all();
         publish(None);
         crate::runtime::finalize()
     })

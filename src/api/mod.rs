@@ -17,6 +17,7 @@ pub mod module;
 pub mod p2p;
 pub mod qp;
 pub mod rma;
+pub mod stream;
 pub mod sync;
 pub mod team;
 pub mod types;

@@ -4,9 +4,10 @@ use super::*;
 use std::ffi::{c_int, c_void};
 
 /// Copies the library's device globals (`ROCSHMEM_CTX_DEFAULT`, team handles) into a separately
-/// loaded GPU module (a `CUmodule` on NVIDIA), stream-ordered on `stream` (NULL: the per-thread
-/// default stream) and without synchronising, so it can be captured in a graph. On the host
-/// platform there are no modules: this returns ROCSHMEM_ERROR with a message saying so.
+/// loaded GPU module (a `hipModule_t` on AMD, a `CUmodule` on NVIDIA), stream-ordered on
+/// `stream` (NULL: the per-thread default stream) and without synchronising, so it can be
+/// captured in a graph. On the host platform there are no modules: this returns ROCSHMEM_ERROR
+/// with a message saying so.
 ///
 /// # Safety
 /// `module` must be a loaded module and `stream` NULL or a stream of the platform's runtime.

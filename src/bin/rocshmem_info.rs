@@ -37,8 +37,10 @@ fn main() {
             rocshmem::api::ROCSHMEM_MAJOR_VERSION,
             rocshmem::api::ROCSHMEM_MINOR_VERSION
         );
-        println!("  platforms         : host (built-in); nvidia (CUDA, loaded at run time); amd not built yet");
-        println!("  GPU runtime found : {}", rocshmem::gpu::probe());
+        println!("  platforms         : host (built-in); amd (HIP) and nvidia (CUDA), loaded at run time");
+        for (i, line) in rocshmem::gpu::probe().iter().enumerate() {
+            println!("  {:<18}: {line}", if i == 0 { "GPU runtime found" } else { "" });
+        }
         println!("  backends          : ipc");
         println!(
             "  MPI bootstrap     : {}",

@@ -1,8 +1,30 @@
 // The hand-written part of the C++ shim: the C++ globals upstream programs use on the host,
 // and the overloads that take an MPI_Comm. Everything else is generated (gen_shim.cpp).
 #include <cstdlib>
+#include <cstring>
 
 #include "rocshmem/rocshmem.hpp"
+#include "rocshmem_device/device_abi.h"
+
+#if !ROCSHMEM_GPU_COMPILE
+// GPU programs (compiled as HIP or CUDA) name the team handles ROCSHMEM_TEAM_WORLD/_SHARED
+// (unmangled, the host shadows of the device globals). A program linked with the device library
+// defines them itself and gets them filled by its glue; one that is not (host code that only
+// passes ROCSHMEM_TEAM_WORLD to a host or *_on_stream call) finds these weak copies, which
+// rocshmemi_cxx_publish sets. Asm labels: in this (host) compile the identifiers are the
+// namespaced host variables.
+extern "C" {
+__attribute__((weak)) rocshmem::rocshmem_team_t rocshmemi_gpu_team_world __asm__("ROCSHMEM_TEAM_WORLD") = nullptr;
+__attribute__((weak)) rocshmem::rocshmem_team_t rocshmemi_gpu_team_shared __asm__("ROCSHMEM_TEAM_SHARED") = nullptr;
+}
+
+// The host platform's copy of the device library's address table (device/src/common.hpp).
+// Weak: a GPU program linking librocshmem_device.a statically carries the host shadow of the
+// device global of the same name.
+extern "C" {
+__attribute__((weak)) rocshmem_device_fast rocshmemi_device_fast = {};
+}
+#endif
 
 // CUDA's module and stream structs (global namespace, as cuda.h declares them).
 struct CUmod_st;
@@ -61,12 +83,19 @@ int rocshmem_init_thread(int requested, int *provided) {
 
 // Called by the core at init (handles) and finalize (nulls).
 extern "C" void rocshmemi_cxx_publish(rocshmem::rocshmem_ctx_t ctx, rocshmem::rocshmem_team_t world,
-                                      rocshmem::rocshmem_team_t shared) {
+                                      rocshmem::rocshmem_team_t shared, const rocshmem_device_fast *fast) {
 #if !ROCSHMEM_GPU_COMPILE
   rocshmem::ROCSHMEM_CTX_DEFAULT = ctx;
+  if (fast != nullptr) rocshmemi_device_fast = *fast;
+  else std::memset(&rocshmemi_device_fast, 0, sizeof rocshmemi_device_fast);
 #else
   (void)ctx;
+  (void)fast;
 #endif
   rocshmem::host::ROCSHMEM_TEAM_WORLD = world;
   rocshmem::host::ROCSHMEM_TEAM_SHARED = shared;
+#if !ROCSHMEM_GPU_COMPILE
+  rocshmemi_gpu_team_world = world;
+  rocshmemi_gpu_team_shared = shared;
+#endif
 }

@@ -107,6 +107,11 @@ cuda_fns!(DriverFns {
     module_get_global = "cuModuleGetGlobal_v2": fn(*mut CuDevicePtr, *mut usize, *mut c_void, *const c_char) -> CuResult;
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CuDevicePtr, CuDevicePtr, usize, Stream) -> CuResult;
     get_error_string = "cuGetErrorString": fn(CuResult, *mut *const c_char) -> CuResult;
+    ctx_set_current = "cuCtxSetCurrent": fn(*mut c_void) -> CuResult;
+    module_load_data = "cuModuleLoadData": fn(*mut *mut c_void, *const c_void) -> CuResult;
+    module_get_function = "cuModuleGetFunction": fn(*mut *mut c_void, *mut c_void, *const c_char) -> CuResult;
+    launch_kernel = "cuLaunchKernel": fn(*mut c_void, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Stream, *mut *mut c_void, *mut *mut c_void) -> CuResult;
+    thread_exchange_capture_mode = "cuThreadExchangeStreamCaptureMode": fn(*mut c_int) -> CuResult;
 });
 
 /// The loaded CUDA libraries.
@@ -247,6 +252,8 @@ pub struct CudaRuntime {
     stream: usize,
     n_devices: usize,
     peers_unreachable: Vec<c_int>,
+    /// The helper kernels of the `*_on_stream` calls (see [`stream_kernels`]).
+    streams: Arc<stream_kernels::Modules>,
 }
 
 impl CudaRuntime {
@@ -302,6 +309,7 @@ impl CudaRuntime {
             stream: stream as usize,
             n_devices: n,
             peers_unreachable,
+            streams: Arc::new(stream_kernels::Modules::default()),
         })
     }
 
@@ -469,6 +477,181 @@ impl GpuRuntime for CudaRuntime {
         let rc = unsafe { (c.drv.memcpy_dtod_async)(dptr, src as CuDevicePtr, len, stream) };
         c.check_drv(&format!("cuMemcpyDtoDAsync_v2 into {name}"), rc)?;
         Ok(true)
+    }
+
+    fn stream_kernels_start(&self) {
+        stream_kernels::start(&self.cuda, &self.streams, self.stream);
+    }
+
+    unsafe fn stream_launch(
+        &self,
+        stream: *mut c_void,
+        kernel: &str,
+        args: &crate::stream::StreamArgs,
+        threads: u32,
+    ) -> Result<()> {
+        let c = &self.cuda;
+        let f = self.streams.function(c, kernel)?;
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        let mut a = *args;
+        let mut params = [(&mut a as *mut crate::stream::StreamArgs).cast::<c_void>()];
+        // SAFETY: a function of our module taking one rocshmem_stream_args; the driver copies
+        // the parameters before it returns. Stream-ordered, no synchronisation.
+        let rc = unsafe {
+            (c.drv.launch_kernel)(f, 1, 1, 1, threads, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut())
+        };
+        c.check_drv(&format!("cuLaunchKernel(rocshmemi_stream_{kernel}, {threads} threads)"), rc)
+    }
+
+    unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let c = &self.cuda;
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        // SAFETY: the caller's ranges and stream; stream-ordered (the copy engine), no synchronisation.
+        c.check(&format!("cudaMemcpyAsync({len} bytes) on the caller's stream"), unsafe {
+            (c.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, stream)
+        })
+    }
+}
+
+/// The stream helper kernels on NVIDIA: two PTX modules embedded at build time (build.rs,
+/// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions. Init
+/// only starts a thread that JIT-loads them (core first), fills each module's device globals
+/// with `Runtime::module_init` on the library's stream once the runtime is up, and resolves
+/// kernels on demand; a launch waits for its module. So init does not pay for the JIT, and a
+/// call made during graph capture never loads a module itself (the loader thread runs in
+/// relaxed capture mode, on its own non-blocking stream).
+mod stream_kernels {
+    use super::*;
+    use std::collections::HashMap;
+    use std::sync::{Condvar, Mutex};
+
+    #[cfg(rocshmem_stream_ptx)]
+    const PTX: Option<[&[u8]; 2]> = Some([
+        include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.ptx")),
+        include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.ptx")),
+    ]);
+    #[cfg(not(rocshmem_stream_ptx))]
+    const PTX: Option<[&[u8]; 2]> = None;
+
+    const NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
+                             NVPTX target at build time), so the *_on_stream calls are not available: rebuild it with \
+                             clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
+    /// `CU_STREAM_CAPTURE_MODE_RELAXED`.
+    const CAPTURE_MODE_RELAXED: c_int = 2;
+
+    #[derive(Default)]
+    struct State {
+        /// Per module (0: core, 1: reductions): the loaded module, or why it is not.
+        modules: [Option<std::result::Result<usize, String>>; 2],
+        started: bool,
+        functions: HashMap<String, usize>,
+    }
+
+    #[derive(Default)]
+    pub struct Modules {
+        state: Mutex<State>,
+        cv: Condvar,
+    }
+
+    impl Modules {
+        fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+            self.state.lock().unwrap_or_else(|e| e.into_inner())
+        }
+
+        fn set(&self, which: usize, r: std::result::Result<usize, String>) {
+            self.lock().modules[which] = Some(r);
+            self.cv.notify_all();
+        }
+
+        /// The kernel `rocshmemi_stream_<kernel>`, waiting for its module if it is still loading.
+        pub fn function(&self, c: &Cuda, kernel: &str) -> Result<*mut c_void> {
+            let which = usize::from(kernel.starts_with("reduce_"));
+            let mut s = self.lock();
+            if let Some(f) = s.functions.get(kernel) {
+                return Ok(*f as *mut c_void);
+            }
+            if !s.started {
+                return Err(Error::Gpu("the stream kernels were not started (rocshmem_init did not finish)".into()));
+            }
+            while s.modules[which].is_none() {
+                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            let module = match s.modules[which].as_ref().unwrap() {
+                Ok(m) => *m as *mut c_void,
+                Err(e) => return Err(Error::Unsupported(e.clone())),
+            };
+            let name = CString::new(format!("rocshmemi_stream_{kernel}")).map_err(|_| Error::invalid("kernel name"))?;
+            let mut f: *mut c_void = std::ptr::null_mut();
+            // SAFETY: a loaded module; writes one handle.
+            let rc = unsafe { (c.drv.module_get_function)(&mut f, module, name.as_ptr()) };
+            c.check_drv(&format!("cuModuleGetFunction({})", name.to_string_lossy()), rc)?;
+            s.functions.insert(kernel.to_string(), f as usize);
+            Ok(f)
+        }
+    }
+
+    /// Starts the loader thread (called on the thread that initialises, whose CUDA context the
+    /// modules belong to).
+    pub fn start(cuda: &Arc<Cuda>, m: &Arc<Modules>, lib_stream: usize) {
+        m.lock().started = true;
+        let Some(ptx) = PTX else {
+            m.set(0, Err(NOT_BUILT.into()));
+            m.set(1, Err(NOT_BUILT.into()));
+            return;
+        };
+        let mut ctx: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        unsafe { (cuda.drv.ctx_get_current)(&mut ctx) };
+        let (cuda, mine, ctx) = (Arc::clone(cuda), Arc::clone(m), ctx as usize);
+        let spawned = std::thread::Builder::new().name("rocshmem-ptx".into()).spawn(move || {
+            // SAFETY: the initialising thread's context; this thread's capture mode only.
+            unsafe {
+                (cuda.drv.ctx_set_current)(ctx as *mut c_void);
+                let mut mode = CAPTURE_MODE_RELAXED;
+                (cuda.drv.thread_exchange_capture_mode)(&mut mode);
+            }
+            for (which, image) in ptx.iter().enumerate() {
+                let what = ["stream kernels", "reduce_on_stream kernels"][which];
+                let t0 = std::time::Instant::now();
+                let r = load(&cuda, image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
+                crate::log_info!(
+                    "rocshmem_init",
+                    "{what}: PTX module {} in {} ms (JIT, then device globals)",
+                    if r.is_ok() { "ready" } else { "failed" },
+                    t0.elapsed().as_millis()
+                );
+                mine.set(which, r);
+            }
+        });
+        if let Err(e) = spawned {
+            let why = format!("cannot start the thread that loads the stream kernels: {e}");
+            m.set(0, Err(why.clone()));
+            m.set(1, Err(why));
+        }
+    }
+
+    /// JIT-loads one PTX image and fills its device globals once the runtime is up.
+    fn load(c: &Cuda, image: &[u8], lib_stream: usize) -> Result<usize> {
+        let mut text = image.to_vec();
+        text.push(0);
+        let mut module: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated PTX image; writes one handle.
+        c.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
+            (c.drv.module_load_data)(&mut module, text.as_ptr().cast())
+        })?;
+        let rt = loop {
+            match crate::runtime::phase() {
+                crate::runtime::Phase::Ready => break crate::runtime::get()?,
+                crate::runtime::Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
+                _ => return Err(Error::NotInitialized),
+            }
+        };
+        // SAFETY: our module and our stream; then wait for the copies on that stream only.
+        unsafe {
+            rt.module_init(module, lib_stream as Stream)?;
+            c.check("cudaStreamSynchronize (stream kernel globals)", (c.rt.stream_synchronize)(lib_stream as Stream))?;
+        }
+        Ok(module as usize)
     }
 }
 

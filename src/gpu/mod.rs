@@ -1,11 +1,12 @@
 //! The GPU runtime layer: where heap memory comes from and how peers map it.
 //!
 //! One trait, one implementation per platform: `host` (no GPU: memory is POSIX shared memory,
-//! GPU threads are CPU threads) and `cuda` (NVIDIA: libcudart and libcuda, loaded at run time
-//! with libloading, so that no GPU runtime is a link-time dependency of librocshmem). HIP
-//! (libamdhip64) will follow the CUDA one. `ROCSHMEM_GPU` chooses (see [`open`]).
+//! GPU threads are CPU threads), `cuda` (NVIDIA: libcudart and libcuda) and `hip` (AMD:
+//! libamdhip64), the GPU runtimes loaded at run time with libloading, so that none is a
+//! link-time dependency of librocshmem. `ROCSHMEM_GPU` chooses (see [`open`]).
 
 pub mod cuda;
+pub mod hip;
 pub mod host;
 
 use crate::error::{Error, Result};
@@ -223,6 +224,43 @@ pub trait GpuRuntime: Send + Sync {
             self.platform().name()
         )))
     }
+
+    /// Called once near the end of init, on the thread that initialises: prepares what the
+    /// stream-ordered calls launch (on NVIDIA, starts loading the helper kernels' modules, whose
+    /// device globals are filled with `Runtime::module_init` once the runtime is up). Failures
+    /// are kept for the first `*_on_stream` call to report. Nothing to do by default.
+    fn stream_kernels_start(&self) {}
+    /// Launches stream helper kernel `kernel` (device/stream/kernels.hpp) with `args` on one
+    /// work-group of `threads` threads on `stream` (NULL: the per-thread default stream),
+    /// without synchronising.
+    ///
+    /// # Safety
+    /// `stream` must be NULL or a stream of this runtime; the memory `args` names must stay
+    /// valid until the stream has run the kernel.
+    unsafe fn stream_launch(
+        &self,
+        stream: *mut c_void,
+        kernel: &str,
+        args: &crate::stream::StreamArgs,
+        threads: u32,
+    ) -> Result<()> {
+        let _ = (stream, kernel, args, threads);
+        Err(Error::Unsupported(format!(
+            "the stream-ordered calls (*_on_stream) are not available on the {} platform yet",
+            self.platform().name()
+        )))
+    }
+    /// Enqueues a copy of `len` bytes from `src` to `dst` on `stream`, without synchronising.
+    ///
+    /// # Safety
+    /// As [`GpuRuntime::stream_launch`]; both ranges valid for `len` bytes.
+    unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let _ = (stream, dst, src, len);
+        Err(Error::Unsupported(format!(
+            "the stream-ordered calls (*_on_stream) are not available on the {} platform yet",
+            self.platform().name()
+        )))
+    }
 }
 
 /// How the platform is chosen (`ROCSHMEM_GPU`).
@@ -246,48 +284,80 @@ impl Choice {
     }
 }
 
-/// What a look for GPU runtimes found, without choosing a device (for logs and rocshmem_info).
-pub fn probe() -> String {
-    match cuda::Cuda::load() {
+/// What a look for GPU runtimes found, without choosing a device (for logs and rocshmem_info):
+/// one line per GPU platform.
+pub fn probe() -> Vec<String> {
+    let hip_library = crate::env::Config::from_env().map(|c| c.hip_library).unwrap_or_default();
+    let amd = match hip::Hip::load(&hip_library) {
+        Ok(h) => h.summary(),
+        Err(e) => format!("amd: not available ({e})"),
+    };
+    let nvidia = match cuda::Cuda::load() {
         Ok(c) => c.summary(),
         Err(e) => format!("nvidia: not available ({e})"),
-    }
+    };
+    vec![amd, nvidia]
 }
 
 /// The runtime for this process, chosen by `ROCSHMEM_GPU` (`choice_text`). `local_rank` is
 /// this PE's index among the PEs of its node: a GPU platform uses device
-/// `local_rank % device count` unless the program already made a device current.
+/// `local_rank % device count` unless the program already chose a device. The AMD platform's
+/// knobs (`ROCSHMEM_HEAP_ALLOCATOR_TYPE`, `ROCSHMEM_HIP_LIBRARY`) are read from the
+/// environment here; a malformed allocator type is refused on every platform.
 pub fn open(choice_text: &str, local_rank: usize) -> Result<Arc<dyn GpuRuntime>> {
-    open_with(Choice::parse(choice_text)?, local_rank, cuda::Cuda::load)
+    let choice = Choice::parse(choice_text)?;
+    let cfg = crate::env::Config::from_env()?;
+    let allocator = hip::HeapAllocator::parse(&cfg.heap_allocator_type)?;
+    open_with(choice, local_rank, || hip::Hip::load(&cfg.hip_library), allocator, cuda::Cuda::load)
 }
 
-/// [`open`] with the CUDA loader given (tests pass one that fails).
+/// `what: ` in front of a runtime error's text, keeping its kind.
+fn prefixed(what: &str, e: Error) -> Error {
+    match e {
+        Error::Unsupported(s) => Error::Unsupported(format!("{what}: {s}")),
+        Error::Gpu(s) => Error::Gpu(format!("{what}: {s}")),
+        other => other,
+    }
+}
+
+/// [`open`] with the HIP and CUDA loaders given (tests pass ones that fail).
 pub(crate) fn open_with(
     choice: Choice,
     local_rank: usize,
+    load_hip: impl FnOnce() -> Result<hip::Hip>,
+    allocator: Option<hip::HeapAllocator>,
     load_cuda: impl FnOnce() -> Result<cuda::Cuda>,
 ) -> Result<Arc<dyn GpuRuntime>> {
     let host = || -> Arc<dyn GpuRuntime> { Arc::new(host::HostRuntime::new()) };
     let rt: Arc<dyn GpuRuntime> = match choice {
         Choice::Host => host(),
         Choice::Amd => {
-            return Err(Error::Unsupported(
-                "ROCSHMEM_GPU=amd: the AMD (HIP) platform is not built yet; use auto, host or nvidia".into(),
-            ));
+            let h = load_hip().map_err(|e| prefixed("ROCSHMEM_GPU=amd", e))?;
+            Arc::new(hip::HipRuntime::new(h, local_rank, allocator).map_err(|e| prefixed("ROCSHMEM_GPU=amd", e))?)
         }
         Choice::Nvidia => {
             let c = load_cuda().map_err(|e| Error::Unsupported(format!("ROCSHMEM_GPU=nvidia: {e}")))?;
             Arc::new(cuda::CudaRuntime::new(c, local_rank)?)
         }
-        Choice::Auto => match load_cuda().and_then(|c| c.device_count().map(|n| (c, n))) {
-            Ok((c, n)) if n > 0 => Arc::new(cuda::CudaRuntime::new(c, local_rank)?),
-            Ok(_) => {
-                log_info!("rocshmem_init", "CUDA runtime found but no GPU: using the host platform");
-                host()
-            }
-            Err(e) => {
-                log_info!("rocshmem_init", "no GPU runtime ({e}): using the host platform");
-                host()
+        // AMD first (the product's first target), then NVIDIA, then the host platform.
+        Choice::Auto => match load_hip().and_then(|h| h.device_count().map(|n| (h, n))) {
+            Ok((h, n)) if n > 0 => Arc::new(hip::HipRuntime::new(h, local_rank, allocator)?),
+            found => {
+                match found {
+                    Ok(_) => log_info!("rocshmem_init", "HIP runtime found but no AMD GPU"),
+                    Err(e) => log_info!("rocshmem_init", "no HIP runtime ({e})"),
+                }
+                match load_cuda().and_then(|c| c.device_count().map(|n| (c, n))) {
+                    Ok((c, n)) if n > 0 => Arc::new(cuda::CudaRuntime::new(c, local_rank)?),
+                    Ok(_) => {
+                        log_info!("rocshmem_init", "CUDA runtime found but no GPU: using the host platform");
+                        host()
+                    }
+                    Err(e) => {
+                        log_info!("rocshmem_init", "no GPU runtime ({e}): using the host platform");
+                        host()
+                    }
+                }
             }
         },
     };
@@ -409,9 +479,13 @@ mod tests {
         Err(Error::Unsupported("libcudart not found (test)".into()))
     }
 
+    fn no_hip() -> Result<hip::Hip> {
+        Err(Error::Unsupported("libamdhip64 not found (test)".into()))
+    }
+
     #[test]
     fn auto_falls_back_to_host_without_cuda() {
-        let rt = open_with(Choice::Auto, 3, no_cuda).unwrap();
+        let rt = open_with(Choice::Auto, 3, no_hip, None, no_cuda).unwrap();
         assert_eq!(rt.platform(), Platform::Host);
         assert!(!rt.separate_device_segment());
         assert!(rt.alloc_device(64).unwrap().is_none());
@@ -419,14 +493,39 @@ mod tests {
 
     #[test]
     fn forced_platforms_fail_clearly() {
-        let e = open_with(Choice::Nvidia, 0, no_cuda).err().unwrap().to_string();
+        let e = open_with(Choice::Nvidia, 0, no_hip, None, no_cuda).err().unwrap().to_string();
         assert!(e.contains("ROCSHMEM_GPU=nvidia") && e.contains("libcudart"), "{e}");
-        let e = open_with(Choice::Amd, 0, no_cuda).err().unwrap().to_string();
-        assert!(e.contains("not built yet"), "{e}");
+        let e = open_with(Choice::Amd, 0, no_hip, None, || panic!("amd must not load CUDA")).err().unwrap().to_string();
+        assert!(e.contains("ROCSHMEM_GPU=amd") && e.contains("libamdhip64"), "{e}");
         assert_eq!(
-            open_with(Choice::Host, 0, || panic!("host must not load CUDA")).unwrap().platform(),
+            open_with(Choice::Host, 0, || panic!("host must not load HIP"), None, || panic!("host must not load CUDA"))
+                .unwrap()
+                .platform(),
             Platform::Host
         );
+    }
+
+    #[test]
+    fn hip_without_an_amd_gpu() {
+        // Where libamdhip64 is installed but sees no GPU (CI, this machine): amd refuses with one
+        // message saying so, auto goes on to CUDA and then the host platform. Elsewhere (no HIP,
+        // or an AMD GPU) there is nothing to check here (hip.rs checks the loader).
+        match hip::Hip::load("") {
+            Ok(h) if h.device_count().unwrap() == 0 => {}
+            _ => return,
+        }
+        let e = open_with(Choice::Amd, 0, || hip::Hip::load(""), None, no_cuda).err().unwrap();
+        assert!(matches!(e, Error::Gpu(_)), "{e:?}");
+        let e = e.to_string();
+        assert!(e.contains("ROCSHMEM_GPU=amd") && e.contains("libamdhip64") && e.contains("no AMD GPU"), "{e}");
+        let mut tried_cuda = false;
+        let load_cuda = || {
+            tried_cuda = true;
+            no_cuda()
+        };
+        let rt = open_with(Choice::Auto, 0, || hip::Hip::load(""), None, load_cuda).unwrap();
+        assert_eq!(rt.platform(), Platform::Host);
+        assert!(tried_cuda, "auto tries CUDA after a HIP without GPU");
     }
 
     #[test]

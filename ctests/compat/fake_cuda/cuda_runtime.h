@@ -26,7 +26,11 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
+/* clang >= 15 knows __noinline__ as a keyword in CUDA mode, and libstdc++ 13 spells its own
+ * attribute __noinline__, which the macro would break: only older compilers get it. */
+#if !defined(__clang__) || __clang_major__ < 15
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define CUDARTAPI
 

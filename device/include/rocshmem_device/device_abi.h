@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 2
+#define ROCSHMEM_DEVICE_ABI_VERSION 3
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -27,6 +27,11 @@
  * before the per-peer flag words.
  */
 #define ROCSHMEM_DEV_SYNC_HEADER 64
+
+/**
+ * PEs whose heap bases [`rocshmem_device_fast`] holds.
+ */
+#define ROCSHMEM_FAST_PES 64
 
 /**
  * One team. Members are the world PEs `start + i * stride` for `i < n_pes`.
@@ -125,5 +130,37 @@ typedef struct rocshmem_device_state {
   int32_t ctx_pool_start;
   int32_t ctx_pool_len;
 } rocshmem_device_state;
+
+/**
+ * What every RMA, AMO and signal reads, in the device global `rocshmemi_device_fast`: constant
+ * memory on GPUs, where a read costs nothing after the first and is not lost when an acquire
+ * (every poll of a flag) invalidates the L1 cache. Without it, the chain
+ * `ROCSHMEM_CTX_DEFAULT` -> context -> state -> heap bases is four dependent loads per
+ * operation, which on the H200 pair cost about 0.55 us per put and 2.2 us per ping-pong round
+ * trip (measured; see docs/benchmarks-nvidia.md). Filled at init with the other device globals
+ * and by `rocshmem_hipmodule_init`; never changes until finalize.
+ */
+typedef struct rocshmem_device_fast {
+  int32_t my_pe;
+  int32_t n_pes;
+  /**
+   * Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
+   */
+  int32_t n_bases;
+  int32_t reserved;
+  /**
+   * The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
+   * one, or NULL, addresses world PEs without reading its entry.
+   */
+  struct rocshmem_ctx_device *default_ctx;
+  /**
+   * This PE's heap base (`heap_bases[my_pe]`).
+   */
+  uint64_t heap_base;
+  /**
+   * As `rocshmem_device_state::heap_bases`, for the first `n_bases` PEs.
+   */
+  uint64_t heap_bases[ROCSHMEM_FAST_PES];
+} rocshmem_device_fast;
 
 #endif  /* ROCSHMEM_DEVICE_ABI_H */

@@ -7,7 +7,7 @@ use crate::api::{p2p, rocshmem_ctx_t, rocshmem_team_t};
 #[allow(unused_imports)]
 use crate::scalar::{Arith, BFloat16, Bits, Half};
 #[allow(unused_imports)]
-use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort};
+use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void};
 
 /// Atomically reads the `float` at symmetric `source` on PE `pe`.
 #[unsafe(no_mangle)]

@@ -7,7 +7,7 @@ use crate::api::{coll, rocshmem_ctx_t, rocshmem_team_t};
 #[allow(unused_imports)]
 use crate::scalar::{Arith, BFloat16, Bits, Half};
 #[allow(unused_imports)]
-use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort};
+use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void};
 
 /// Copies `nelems` `float` from `source` on team member `pe_root` to `dest` on every member (root included).
 #[unsafe(no_mangle)]
@@ -2263,6 +2263,984 @@ pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_and_reduce_scatter(ctx: rocshmem_c
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_xor_reduce_scatter(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
     coll::reduce_scatter("rocshmem_ctx_ptrdiff_xor_reduce_scatter", ctx, team, dest, source, nreduce, <isize as Bits>::xor)
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_float_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "float", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_float_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "float", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_float_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "float", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `float` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_float_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_float_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "float", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_double_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "double", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_double_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "double", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_double_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "double", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `double` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_double_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_double_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "double", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_char_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_char_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "char", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `signed char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_schar_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_schar_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "schar", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_short_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_short_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "short", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_long_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_long_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "long", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_longlong_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_longlong_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "longlong", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned char` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uchar_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uchar_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uchar", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned short` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ushort_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ushort_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ushort", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned int` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulong_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulong_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulong", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `unsigned long long` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ulonglong_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ulonglong_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ulonglong", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_half_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_half_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "half", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_half_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_half_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "half", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_half_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_half_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "half", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__half` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_half_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_half_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "half", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_bfloat16_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_bfloat16_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "bfloat16", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_bfloat16_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_bfloat16_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "bfloat16", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_bfloat16_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_bfloat16_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "bfloat16", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `__hip_bfloat16` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_bfloat16_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_bfloat16_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "bfloat16", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int8_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int8_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int8", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int16_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int16_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int16", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int32_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int32_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int32", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `int64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_int64_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_int64_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "int64", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint8_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint8_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint8_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint8", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint16_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint16_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint16_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint16", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint32_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint32_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint32_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint32", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `uint64_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_uint64_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_uint64_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "uint64", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `size_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_size_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_size_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "size", "xor")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_sum_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_sum_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "sum")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_min_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_min_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "min")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_max_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_max_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "max")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_prod_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_prod_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "prod")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_or_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_or_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "or")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_and_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_and_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "and")
+}
+
+/// Enqueues on `stream` the reduction of `nreduce` `ptrdiff_t` of `source` over the team into `dest` on every member; returns at once (0 if enqueued).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_xor_reduce_on_stream(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int, stream: *mut c_void) -> c_int {
+    crate::api::stream::reduce("rocshmem_ctx_ptrdiff_xor_reduce_on_stream", ctx, team, dest, source, nreduce, stream, "ptrdiff", "xor")
 }
 
 /// Legacy active-set reduction of `nreduce` `int` (`pWrk`/`pSync` are not used).

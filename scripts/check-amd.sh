@@ -49,6 +49,8 @@ if [ -z "${AMD_OUT:-}" ]; then
   AMD_OUT=$(ls -dt "${CARGO_TARGET_DIR:-target}"/debug/build/rocshmem-*/out/amd 2>/dev/null | head -1 || true)
   [ -n "$AMD_OUT" ] || { echo "check-amd: FAIL: no target/debug/build/rocshmem-*/out/amd (build failed?)"; exit 1; }
 fi
+# Absolute: the archive checks below extract members in a scratch folder.
+AMD_OUT=$(cd "$AMD_OUT" && pwd) || { echo "check-amd: FAIL: no folder $AMD_OUT"; exit 1; }
 echo "check-amd: products in $AMD_OUT"
 
 fail=0

@@ -21,6 +21,12 @@ using namespace rocshmem;
 static_assert(std::is_same<rocshmem_uniqueid_t, std::array<uint8_t, 128>>::value, "uniqueid is std::array");
 static_assert(std::is_same<rocshmem_team_t, uint64_t *>::value, "team handle is uint64_t *");
 
+// What host code of a GPU program reads (the unmangled host shadows of the device globals): a
+// program that does not link the device library gets librocshmem's copies, filled at init.
+extern "C" rocshmem_team_t gpu_view_team_world __asm__("ROCSHMEM_TEAM_WORLD");
+extern "C" rocshmem_team_t gpu_view_team_shared __asm__("ROCSHMEM_TEAM_SHARED");
+extern "C" rocshmem_ctx_t gpu_view_ctx_default __asm__("ROCSHMEM_CTX_DEFAULT");
+
 int main() {
   rocshmem_init();
   int me = rocshmem_my_pe(), n = rocshmem_n_pes();
@@ -29,6 +35,9 @@ int main() {
   CHECK(ROCSHMEM_TEAM_WORLD != ROCSHMEM_TEAM_INVALID, "ROCSHMEM_TEAM_WORLD is INVALID after init");
   CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_WORLD) == n && rocshmem_team_my_pe(ROCSHMEM_TEAM_WORLD) == me, "world team");
   CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED) == n, "shared team");
+  CHECK(gpu_view_team_world == ROCSHMEM_TEAM_WORLD && gpu_view_team_shared == ROCSHMEM_TEAM_SHARED,
+        "the unmangled ROCSHMEM_TEAM_WORLD/_SHARED host copies differ from the C++ handles");
+  CHECK(gpu_view_ctx_default == ROCSHMEM_CTX_DEFAULT, "the unmangled ROCSHMEM_CTX_DEFAULT differs");
   CHECK(std::string(VERSION) == ROCSHMEM_VERSION, "VERSION %s", VERSION);
   CHECK(get_backend_type() == BackendType::IPC_BACKEND, "backend type");
   int provided = -1;

@@ -68,13 +68,13 @@ pub unsafe fn broadcast(
 ///
 /// # Safety
 /// `dst` and `src` must be symmetric arrays of `n` elements (checked against the heap).
-pub unsafe fn reduce<T: Scalar>(
+pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     rt: &Runtime,
     g: &Group,
     dst: *mut T,
     src: *const T,
     n: usize,
-    op: fn(T, T) -> T,
+    op: F,
 ) -> Result<()> {
     let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     if n > 0 {
@@ -118,13 +118,13 @@ pub unsafe fn reduce<T: Scalar>(
 ///
 /// # Safety
 /// `dst` must be a symmetric array of `n` elements, `src` of `n` × members (checked).
-pub unsafe fn reduce_scatter<T: Scalar>(
+pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     rt: &Runtime,
     g: &Group,
     dst: *mut T,
     src: *const T,
     n: usize,
-    op: fn(T, T) -> T,
+    op: F,
 ) -> Result<()> {
     let out_bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
@@ -153,8 +153,10 @@ fn member_copies<T>(rt: &Runtime, g: &Group, src: *const T, bytes: usize) -> Res
         .collect()
 }
 
-/// Elements `lo..hi` combined over all sources, in source order.
-fn combine<T: Scalar>(sources: &[*const T], lo: usize, hi: usize, op: fn(T, T) -> T) -> Vec<T> {
+/// Elements `lo..hi` combined over all sources, in source order. `op` is a type parameter, not
+/// a function pointer, so each reduction gets its own loop, which the compiler vectorises (an
+/// indirect call per element made host reductions 2x slower than Open MPI's OpenSHMEM).
+fn combine<T: Scalar, F: Fn(T, T) -> T + Copy>(sources: &[*const T], lo: usize, hi: usize, op: F) -> Vec<T> {
     // SAFETY: every source pointer covers at least `hi` elements (checked by the callers) and
     // no member writes them before the next barrier.
     let first = unsafe { std::slice::from_raw_parts(sources[0].add(lo), hi - lo) };

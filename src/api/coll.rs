@@ -66,14 +66,14 @@ pub(crate) fn broadcast_active_set<T>(
 }
 
 /// Team reduction; returns 0 or ROCSHMEM_ERROR.
-pub(crate) fn reduce<T: Scalar>(
+pub(crate) fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     call: &'static str,
     ctx: rocshmem_ctx_t,
     team: rocshmem_team_t,
     dest: *mut T,
     src: *const T,
     nreduce: c_int,
-    op: fn(T, T) -> T,
+    op: F,
 ) -> c_int {
     status_call(call, || {
         let rt = rt()?;
@@ -84,14 +84,14 @@ pub(crate) fn reduce<T: Scalar>(
 }
 
 /// Team reduce-scatter; returns 0 or ROCSHMEM_ERROR.
-pub(crate) fn reduce_scatter<T: Scalar>(
+pub(crate) fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     call: &'static str,
     ctx: rocshmem_ctx_t,
     team: rocshmem_team_t,
     dest: *mut T,
     src: *const T,
     nreduce: c_int,
-    op: fn(T, T) -> T,
+    op: F,
 ) -> c_int {
     status_call(call, || {
         let rt = rt()?;
@@ -103,7 +103,7 @@ pub(crate) fn reduce_scatter<T: Scalar>(
 
 /// Legacy active-set reduction (`*_to_all`). `p_wrk`/`p_sync` are not needed and not touched.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn to_all<T: Scalar>(
+pub(crate) fn to_all<T: Scalar, F: Fn(T, T) -> T + Copy>(
     call: &'static str,
     ctx: rocshmem_ctx_t,
     dest: *mut T,
@@ -114,7 +114,7 @@ pub(crate) fn to_all<T: Scalar>(
     pe_size: c_int,
     p_wrk: *mut T,
     p_sync: *mut c_long,
-    op: fn(T, T) -> T,
+    op: F,
 ) {
     let _ = (p_wrk, p_sync);
     void_call(call, || {

@@ -131,11 +131,23 @@ extern __device__ rocshmem_team_t ROCSHMEM_TEAM_WORLD;
 extern __device__ rocshmem_team_t ROCSHMEM_TEAM_SHARED;
 }
 }  // namespace device
-using device::ROCSHMEM_TEAM_SHARED;
-using device::ROCSHMEM_TEAM_WORLD;
+#endif
+/* Host code of a CUDA program built by nvcc without -rdc: nvcc gives an extern __device__
+ * variable a private, never-filled host shadow there (and device code of such a program cannot
+ * use it at all), so host code names the host handles instead (measured: a NULL team). */
+#if ROCSHMEM_GPU_COMPILE && defined(__NVCC__) && !defined(__CUDACC_RDC__) && !defined(__CUDA_ARCH__)
+#define ROCSHMEM_TEAMS_FROM_HOST 1
+#elif ROCSHMEM_GPU_COMPILE
+#define ROCSHMEM_TEAMS_FROM_HOST 0
 #else
+#define ROCSHMEM_TEAMS_FROM_HOST 1
+#endif
+#if ROCSHMEM_TEAMS_FROM_HOST
 using host::ROCSHMEM_TEAM_SHARED;
 using host::ROCSHMEM_TEAM_WORLD;
+#else
+using device::ROCSHMEM_TEAM_SHARED;
+using device::ROCSHMEM_TEAM_WORLD;
 #endif
 
 const rocshmem_team_t ROCSHMEM_TEAM_INVALID = nullptr;

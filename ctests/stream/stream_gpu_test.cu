@@ -1,6 +1,8 @@
 // NVIDIA: every stream-ordered call (rocshmem_*_on_stream) on a CUDA stream, first directly,
 // then captured once in a CUDA graph and replayed (>= 10 times) with fresh random data each
-// time; every PE checks what it received. Written with HIP's names (our HIP-on-CUDA headers),
+// time; every PE checks what it received. The collectives run at small sizes (one work-group)
+// and at 1 MiB, where the library spreads them over many work-groups (device/stream/grid.hpp),
+// one after the other on the same team; an in-place reduction stays on one work-group. Written with HIP's names (our HIP-on-CUDA headers),
 // so it reads like the upstream tests. Run with 2 PEs (one GPU each): rocshmem-run -n 2.
 #include <rocshmem/rocshmem.hpp>
 
@@ -19,6 +21,8 @@ constexpr size_t kSmall = 3000;        // kernel path of putmem/getmem
 constexpr size_t kLarge = 1 << 20;     // copy-engine path (above the library's threshold)
 constexpr size_t kColl = 4096;         // bytes per PE of alltoallmem, bytes of broadcastmem
 constexpr int kRed = 1000;             // elements per reduction
+constexpr size_t kBig = 1 << 20;       // bytes per PE of the large alltoallmem and broadcastmem
+constexpr int kBigRed = 1 << 18;       // elements of the large reductions (1 MiB of float / int)
 constexpr uint64_t kSigValue = 0x5151; // putmem_signal's SET value
 
 int me, npes, right_pe, left_pe;
@@ -31,6 +35,9 @@ struct Bufs {
   long *rl_src, *rl_dst;
   double *rd_src, *rd_dst;
   unsigned long *ru_src, *ru_dst;
+  char *a2a_big_src, *a2a_big_dst, *bc_big_src, *bc_big_dst;  // many work-groups
+  float *rf_src, *rf_dst;                                     // many work-groups
+  int *ri_inplace;                                            // in place: one work-group
   char *src_small, *src_large, *src_sig;  // local (non-symmetric) device sources
   char *get_dst;                          // local device destination of getmem
 };
@@ -88,6 +95,15 @@ void fill(const Bufs &b, int r) {
   upload(b.rl_src, values<long>(kRed, me, salt + 8));
   upload(b.rd_src, values<double>(kRed, me, salt + 9));
   upload(b.ru_src, values<unsigned long>(kRed, me, salt + 10));
+  std::vector<char> a2a_big(kBig * npes);
+  for (int j = 0; j < npes; j++) hu_fill(a2a_big.data() + j * kBig, kBig, seed, me, salt + 11 + 0x1000 * uint64_t(j));
+  upload(b.a2a_big_src, a2a_big);
+  upload(b.bc_big_src, bytes(kBig, me, salt + 12));
+  upload(b.rf_src, values<float>(kBigRed, me, salt + 13));
+  upload(b.ri_inplace, values<int>(kBigRed, me, salt + 14));
+  HIP_OK(hipMemset(b.a2a_big_dst, 0, kBig * npes));
+  HIP_OK(hipMemset(b.bc_big_dst, 0, kBig));
+  HIP_OK(hipMemset(b.rf_dst, 0, kBigRed * sizeof(float)));
   HIP_OK(hipMemset(b.sig, 0, 8));
   HIP_OK(hipMemset(b.sig_add, 0, 8));
   HIP_OK(hipMemset(b.sig_set, 0, 8));
@@ -120,18 +136,27 @@ void enqueue(const Bufs &b, hipStream_t s) {
         "double sum enqueue");
   CHECK(rocshmem_ctx_ulong_xor_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, b.ru_dst, b.ru_src, kRed, s) == 0,
         "ulong xor enqueue");
+  // 1 MiB: many work-groups each, back to back on the same team (the grid slot is reused).
+  rocshmem_alltoallmem_on_stream(ROCSHMEM_TEAM_WORLD, b.a2a_big_dst, b.a2a_big_src, kBig, s);
+  rocshmem_broadcastmem_on_stream(ROCSHMEM_TEAM_WORLD, b.bc_big_dst, b.bc_big_src, kBig, 0, s);
+  CHECK(rocshmem_ctx_float_sum_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, b.rf_dst, b.rf_src, kBigRed,
+                                                s) == 0,
+        "float sum 1 MiB enqueue");
+  CHECK(rocshmem_ctx_int_max_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD, b.ri_inplace, b.ri_inplace,
+                                              kBigRed, s) == 0,
+        "int max in place enqueue");
   rocshmem_barrier_on_stream(ROCSHMEM_TEAM_WORLD, s);  // everything delivered everywhere
 }
 
 template <class T, class F>
-void check_reduce(const char *what, const T *d, uint64_t salt, F op, const char *mode, int r) {
-  std::vector<T> want = values<T>(kRed, 0, salt);
+void check_reduce(const char *what, const T *d, uint64_t salt, F op, const char *mode, int r, int n = kRed) {
+  std::vector<T> want = values<T>(n, 0, salt);
   for (int p = 1; p < npes; p++) {
-    std::vector<T> v = values<T>(kRed, p, salt);
-    for (int i = 0; i < kRed; i++) want[i] = op(want[i], v[i]);
+    std::vector<T> v = values<T>(n, p, salt);
+    for (int i = 0; i < n; i++) want[i] = op(want[i], v[i]);
   }
-  std::vector<T> got = download(d, kRed);
-  for (int i = 0; i < kRed; i++) {
+  std::vector<T> got = download(d, n);
+  for (int i = 0; i < n; i++) {
     if (got[i] != want[i]) {
       CHECK(0, "%s %s round %d: element %d is %g, want %g", mode, what, r, i, double(got[i]), double(want[i]));
       return;
@@ -167,6 +192,17 @@ void check(const Bufs &b, const char *mode, int r) {
   check_reduce<double>("double sum", b.rd_dst, salt + 9, [](double x, double y) { return x + y; }, mode, r);
   check_reduce<unsigned long>("ulong xor", b.ru_dst, salt + 10, [](unsigned long x, unsigned long y) { return x ^ y; },
                               mode, r);
+  std::vector<char> a2a_big_got = download(b.a2a_big_dst, kBig * npes);
+  for (int j = 0; j < npes; j++) {
+    std::vector<char> want(kBig);
+    hu_fill(want.data(), kBig, seed, j, salt + 11 + 0x1000 * uint64_t(me));
+    long d = hu_first_diff(a2a_big_got.data() + j * kBig, want.data(), kBig);
+    CHECK(d < 0, "%s alltoallmem 1 MiB round %d: block from PE %d differs at byte %ld", mode, r, j, d);
+  }
+  same("broadcastmem 1 MiB", b.bc_big_dst, bytes(kBig, 0, salt + 12));
+  check_reduce<float>("float sum 1 MiB", b.rf_dst, salt + 13, [](float x, float y) { return x + y; }, mode, r, kBigRed);
+  check_reduce<int>("int max in place 1 MiB", b.ri_inplace, salt + 14, [](int x, int y) { return y > x ? y : x; }, mode, r,
+                    kBigRed);
 }
 
 }  // namespace
@@ -198,6 +234,13 @@ int main() {
   b.rd_dst = (double *)sym(kRed * sizeof(double));
   b.ru_src = (unsigned long *)sym(kRed * sizeof(unsigned long));
   b.ru_dst = (unsigned long *)sym(kRed * sizeof(unsigned long));
+  b.a2a_big_src = (char *)sym(kBig * npes);
+  b.a2a_big_dst = (char *)sym(kBig * npes);
+  b.bc_big_src = (char *)sym(kBig);
+  b.bc_big_dst = (char *)sym(kBig);
+  b.rf_src = (float *)sym(kBigRed * sizeof(float));
+  b.rf_dst = (float *)sym(kBigRed * sizeof(float));
+  b.ri_inplace = (int *)sym(kBigRed * sizeof(int));
   b.src_small = (char *)dev(kSmall);
   b.src_large = (char *)dev(kLarge);
   b.src_sig = (char *)dev(kSmall);

@@ -149,16 +149,17 @@ static void test_sync(char *sym, std::vector<char> &local) {
   if (evens != ROCSHMEM_TEAM_INVALID) rocshmem_team_destroy(evens);
 }
 
-// alltoallmem and broadcastmem on the world and on the even PEs.
+// alltoallmem and broadcastmem on the world and on the even PEs. The larger sizes run on
+// several work-groups (device/stream/grid.hpp; 100000 also splits blocks at unaligned offsets).
 static void test_coll(char *src, char *dst) {
   rocshmem_team_t evens = ROCSHMEM_TEAM_INVALID;
   REQUIRE(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, nullptr, 0, &evens) == 0, "split");
-  static const size_t sizes[] = {1, 100, 8192};
+  static const size_t sizes[] = {1, 100, 8192, 100000};
   for (int t = 0; t < 2; t++) {
     rocshmem_team_t team = t ? evens : ROCSHMEM_TEAM_WORLD;
     bool member = t == 0 || me % 2 == 0;
     int tn = member ? rocshmem_team_n_pes(team) : 0, stride = t ? 2 : 1;
-    for (size_t si = 0; si < 3; si++) {
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
       size_t n = sizes[si];
       uint64_t salt = 0x4000 + t * 16 + si;
       if (member) {
@@ -186,6 +187,67 @@ static void test_coll(char *src, char *dst) {
       }
       rocshmem_barrier_all();
     }
+  }
+  rocshmem_team_destroy(evens);
+}
+
+// Typed reductions on the world and on the even PEs, at sizes that run on one and on several
+// work-groups, back to back on one team, then in place (one work-group); checked on every member.
+static void test_reduce(char *a, char *b) {
+  rocshmem_team_t evens = ROCSHMEM_TEAM_INVALID;
+  REQUIRE(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, nullptr, 0, &evens) == 0, "split");
+  static const int sizes[] = {1, 3000, 60000};
+  auto value = [](int pe, uint64_t salt, int i) {
+    return int64_t((tu_stream(seed, pe, salt) + uint64_t(i) * 7919) % 2001) - 1000;
+  };
+  for (int t = 0; t < 2; t++) {
+    rocshmem_team_t team = t ? evens : ROCSHMEM_TEAM_WORLD;
+    bool member = t == 0 || me % 2 == 0;
+    int tn = member ? rocshmem_team_n_pes(team) : 0, stride = t ? 2 : 1;
+    for (int si = 0; si < 3 && member; si++) {
+      int n = sizes[si];
+      uint64_t salt = 0x6000 + t * 16 + si;
+      float *fs = reinterpret_cast<float *>(a), *fd = reinterpret_cast<float *>(b);
+      long *ls = reinterpret_cast<long *>(a + (kMax / 2)), *ld = reinterpret_cast<long *>(b + (kMax / 2));
+      for (int i = 0; i < n; i++) {
+        fs[i] = float(value(me, salt, i));
+        ls[i] = long(value(me, salt + 1, i));
+        fd[i] = -1.0f;
+        ld[i] = -1;
+      }
+      hipStream_t s = si % 2 ? s1 : nullptr;
+      CHECK(rocshmem_ctx_float_sum_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, team, fd, fs, n, s) == 0, "float sum");
+      CHECK(rocshmem_ctx_long_max_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, team, ld, ls, n, s) == 0, "long max");
+      sync_stream(s, "reduce");
+      for (int i = 0; i < n; i++) {
+        float fw = 0;
+        long lw = -100000;
+        for (int m = 0; m < tn; m++) {
+          fw += float(value(m * stride, salt, i));
+          long v = long(value(m * stride, salt + 1, i));
+          lw = v > lw ? v : lw;
+        }
+        if (fd[i] != fw || ld[i] != lw) {
+          CHECK(0, "reduce team %d n %d element %d: float sum %g (want %g), long max %ld (want %ld)", t, n, i,
+                double(fd[i]), double(fw), ld[i], lw);
+          break;
+        }
+      }
+      // In place: one work-group, through the team's scratch.
+      for (int i = 0; i < n; i++) ls[i] = long(value(me, salt + 2, i));
+      CHECK(rocshmem_ctx_long_sum_reduce_on_stream(ROCSHMEM_CTX_DEFAULT, team, ls, ls, n, s) == 0, "long sum in place");
+      sync_stream(s, "reduce in place");
+      for (int i = 0; i < n; i++) {
+        long w = 0;
+        for (int m = 0; m < tn; m++) w += long(value(m * stride, salt + 2, i));
+        if (ls[i] != w) {
+          CHECK(0, "in-place long sum team %d n %d element %d: %ld, want %ld", t, n, i, ls[i], w);
+          break;
+        }
+      }
+      rocshmem_team_sync(team);
+    }
+    rocshmem_barrier_all();
   }
   rocshmem_team_destroy(evens);
 }
@@ -296,6 +358,7 @@ int main() {
   test_signal(a, sig, local, want);
   test_sync(a, local);
   test_coll(a, b);
+  test_reduce(a, b);
   test_two_streams(sig, a, local);
   test_bad_input(a, sig);
   // Work still queued at finalize runs first: the last barrier is only enqueued.

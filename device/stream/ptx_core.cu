@@ -3,12 +3,13 @@
 // cuModuleLoadData and launched with cuLaunchKernel on the caller's stream (src/gpu/cuda.rs).
 // Self-contained, no -fgpu-rdc: the device library's templates are header-only, and the
 // module's own device globals (ROCSHMEM_CTX_DEFAULT, team handles) come from gpu_globals.cpp;
-// the core fills them after loading, as rocshmem_hipmodule_init does for JIT modules.
+// the core fills them after loading, as rocshmem_hipmodule_init does for JIT modules. The
+// collectives spread over the grid they are launched with (grid.hpp).
 #include "../src/gpu_globals.cpp"
-#include "kernels.hpp"
+#include "grid.hpp"
 
 #define ROCSHMEM_STREAM_PTX_CORE(name)                                                           \
   extern "C" __global__ void __launch_bounds__(1024) rocshmemi_stream_##name(rocshmem_stream_args a) { \
-    rocshmem::dev::stream::k_##name(a);                                                          \
+    rocshmem::dev::stream::grid::k_##name(a);                                                       \
   }
 ROCSHMEM_STREAM_CORE_KERNELS(ROCSHMEM_STREAM_PTX_CORE)

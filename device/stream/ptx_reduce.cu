@@ -2,11 +2,11 @@
 // so that init does not pay for their JIT (the core loads it in the background; see
 // docs/streams.md). Built and used as ptx_core.cu.
 #include "../src/gpu_globals.cpp"
-#include "kernels.hpp"
+#include "grid.hpp"
 
 #define X(T, tname, op, OP)                                                                          \
   extern "C" __global__ void __launch_bounds__(1024) rocshmemi_stream_reduce_##tname##_##op(rocshmem_stream_args a) { \
-    rocshmem::dev::stream::k_reduce<T, rocshmem::OP>(a);                                             \
+    rocshmem::dev::stream::grid::k_reduce<T, rocshmem::OP>(a);                                          \
   }
 #include "reduce_list.inc"
 #undef X

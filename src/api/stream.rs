@@ -9,14 +9,27 @@ use crate::gpu::Platform;
 use crate::stream::{self, COPY_THRESHOLD, StreamArgs, Work};
 use std::ffi::{c_int, c_void};
 
-/// Enqueues helper kernel `name` with `args` for `call`.
-fn kernel(rt: &Runtime, call: &'static str, stream: *mut c_void, name: &str, mut args: StreamArgs) -> Result<()> {
+/// Enqueues helper kernel `name` with `args` for `call` on one work-group.
+fn kernel(rt: &Runtime, call: &'static str, stream: *mut c_void, name: &str, args: StreamArgs) -> Result<()> {
+    collective(rt, call, stream, name, args, 0)
+}
+
+/// Enqueues helper kernel `name` with `args` for `call`, a collective that spreads `spread`
+/// bytes over several work-groups when it is large (src/stream/mod.rs, `groups`).
+fn collective(
+    rt: &Runtime,
+    call: &'static str,
+    stream: *mut c_void,
+    name: &str,
+    mut args: StreamArgs,
+    spread: u64,
+) -> Result<()> {
     // The default context by its handle: the kernel then needs no module global to find it.
     if args.ctx_opaque.is_null() {
         args.ctx_opaque = rt.ctxs.opaque(0);
     }
     // SAFETY: the caller's stream; the memory the arguments name was checked by the caller.
-    unsafe { stream::enqueue(rt, call, stream, Work::Kernel { name: name.to_string(), args }) }
+    unsafe { stream::enqueue(rt, call, stream, Work::Kernel { name: name.to_string(), args, spread }) }
 }
 
 /// Checks a symmetric range of this PE's heap (`len` bytes at `addr`).
@@ -254,7 +267,7 @@ pub unsafe extern "C" fn rocshmem_alltoallmem_on_stream(
             symmetric(rt, source, total, "source")?;
         }
         let args = StreamArgs { team, dest, source, count: size as u64, ..Default::default() };
-        kernel(rt, "rocshmem_alltoallmem_on_stream", stream, "alltoallmem", args)
+        collective(rt, "rocshmem_alltoallmem_on_stream", stream, "alltoallmem", args, total as u64)
     })
 }
 
@@ -287,7 +300,7 @@ pub unsafe extern "C" fn rocshmem_broadcastmem_on_stream(
             symmetric(rt, source, nelems, "source")?;
         }
         let args = StreamArgs { team, dest, source, count: nelems as u64, pe: pe_root, ..Default::default() };
-        kernel(rt, "rocshmem_broadcastmem_on_stream", stream, "broadcastmem", args)
+        collective(rt, "rocshmem_broadcastmem_on_stream", stream, "broadcastmem", args, nelems as u64)
     })
 }
 
@@ -322,7 +335,10 @@ pub(crate) fn reduce<T>(
             count: nreduce as u64,
             ..Default::default()
         };
-        kernel(rt, call, stream, &format!("reduce_{tname}_{op}"), args)
+        // In place (dest overlapping source): one work-group, staged through the team's scratch.
+        let (d, s) = (dest as usize, source as usize);
+        let spread = if d < s + bytes && s < d + bytes { 0 } else { bytes as u64 };
+        collective(rt, call, stream, &format!("reduce_{tname}_{op}"), args, spread)
     })
 }
 

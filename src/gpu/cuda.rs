@@ -39,6 +39,8 @@ const CUDA_MEMCPY_DEFAULT: c_int = 4;
 const CUDA_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 1;
 /// `cudaStreamNonBlocking`: no implicit synchronisation with the legacy default stream.
 const CUDA_STREAM_NON_BLOCKING: c_uint = 1;
+/// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`.
+const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
 /// `cudaStreamPerThread` / `CU_STREAM_PER_THREAD`.
 pub const STREAM_PER_THREAD: usize = 0x2;
 /// Bytes of a `cudaIpcMemHandle_t`.
@@ -104,6 +106,7 @@ cuda_fns!(DriverFns {
     ctx_get_current = "cuCtxGetCurrent": fn(*mut *mut c_void) -> CuResult;
     device_get = "cuDeviceGet": fn(*mut c_int, c_int) -> CuResult;
     device_get_name = "cuDeviceGetName": fn(*mut c_char, c_int, c_int) -> CuResult;
+    device_get_attribute = "cuDeviceGetAttribute": fn(*mut c_int, c_int, c_int) -> CuResult;
     module_get_global = "cuModuleGetGlobal_v2": fn(*mut CuDevicePtr, *mut usize, *mut c_void, *const c_char) -> CuResult;
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CuDevicePtr, CuDevicePtr, usize, Stream) -> CuResult;
     get_error_string = "cuGetErrorString": fn(CuResult, *mut *const c_char) -> CuResult;
@@ -254,6 +257,8 @@ pub struct CudaRuntime {
     peers_unreachable: Vec<c_int>,
     /// The helper kernels of the `*_on_stream` calls (see [`stream_kernels`]).
     streams: Arc<stream_kernels::Modules>,
+    /// Multiprocessors of the device: the most work-groups of a stream collective.
+    sm_count: u32,
 }
 
 impl CudaRuntime {
@@ -296,6 +301,18 @@ impl CudaRuntime {
                 cuda.check(&format!("cudaDeviceEnablePeerAccess({peer})"), rc)?;
             }
         }
+        // The multiprocessor count (the grid of the large stream collectives); 1 if unknown.
+        let (mut cu_dev, mut sms) = (0, 0);
+        // SAFETY: cuInit was called above; each call writes one int.
+        let sm_count = unsafe {
+            if (cuda.drv.device_get)(&mut cu_dev, device) == 0
+                && (cuda.drv.device_get_attribute)(&mut sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu_dev) == 0
+            {
+                sms.max(1) as u32
+            } else {
+                1
+            }
+        };
         let mut stream: Stream = std::ptr::null_mut();
         // SAFETY: writes one handle.
         cuda.check("cudaStreamCreateWithFlags", unsafe {
@@ -310,6 +327,7 @@ impl CudaRuntime {
             n_devices: n,
             peers_unreachable,
             streams: Arc::new(stream_kernels::Modules::default()),
+            sm_count,
         })
     }
 
@@ -483,11 +501,16 @@ impl GpuRuntime for CudaRuntime {
         stream_kernels::start(&self.cuda, &self.streams, self.stream);
     }
 
+    fn stream_max_groups(&self) -> u32 {
+        self.sm_count
+    }
+
     unsafe fn stream_launch(
         &self,
         stream: *mut c_void,
         kernel: &str,
         args: &crate::stream::StreamArgs,
+        blocks: u32,
         threads: u32,
     ) -> Result<()> {
         let c = &self.cuda;
@@ -498,9 +521,9 @@ impl GpuRuntime for CudaRuntime {
         // SAFETY: a function of our module taking one rocshmem_stream_args; the driver copies
         // the parameters before it returns. Stream-ordered, no synchronisation.
         let rc = unsafe {
-            (c.drv.launch_kernel)(f, 1, 1, 1, threads, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut())
+            (c.drv.launch_kernel)(f, blocks, 1, 1, threads, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut())
         };
-        c.check_drv(&format!("cuLaunchKernel(rocshmemi_stream_{kernel}, {threads} threads)"), rc)
+        c.check_drv(&format!("cuLaunchKernel(rocshmemi_stream_{kernel}, {blocks} x {threads} threads)"), rc)
     }
 
     unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {

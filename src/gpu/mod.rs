@@ -230,8 +230,13 @@ pub trait GpuRuntime: Send + Sync {
     /// device globals are filled with `Runtime::module_init` once the runtime is up). Failures
     /// are kept for the first `*_on_stream` call to report. Nothing to do by default.
     fn stream_kernels_start(&self) {}
-    /// Launches stream helper kernel `kernel` (device/stream/kernels.hpp) with `args` on one
-    /// work-group of `threads` threads on `stream` (NULL: the per-thread default stream),
+    /// Most work-groups a stream helper kernel is launched with (the GPU's multiprocessor
+    /// count); 1 by default.
+    fn stream_max_groups(&self) -> u32 {
+        1
+    }
+    /// Launches stream helper kernel `kernel` (device/stream/grid.hpp) with `args` on `blocks`
+    /// work-groups of `threads` threads on `stream` (NULL: the per-thread default stream),
     /// without synchronising.
     ///
     /// # Safety
@@ -242,9 +247,10 @@ pub trait GpuRuntime: Send + Sync {
         stream: *mut c_void,
         kernel: &str,
         args: &crate::stream::StreamArgs,
+        blocks: u32,
         threads: u32,
     ) -> Result<()> {
-        let _ = (stream, kernel, args, threads);
+        let _ = (stream, kernel, args, blocks, threads);
         Err(Error::Unsupported(format!(
             "the stream-ordered calls (*_on_stream) are not available on the {} platform yet",
             self.platform().name()

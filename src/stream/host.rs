@@ -1,8 +1,8 @@
 //! Streams on the host platform: ordered host queues owned by the core.
 //!
 //! A queue is a worker thread that runs its operations one after the other, in the order they
-//! were enqueued; each operation is a helper kernel run on one work-group of the host
-//! launcher's CPU threads (device/stream/host_launch.cpp). The handle a program holds (its
+//! were enqueued; each operation is a helper kernel run on the host launcher's CPU threads
+//! (device/stream/host_launch.cpp): one work-group, or a few for a large collective. The handle a program holds (its
 //! `hipStream_t`) is the queue's address; NULL is a per-process default queue, made on first
 //! use. An operation that fails is reported at once (one line naming the call and the stream)
 //! and again by the next synchronize of that queue, which returns an error.
@@ -15,8 +15,14 @@ use std::ffi::{CString, c_char, c_int, c_uint};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 unsafe extern "C" {
-    /// device/stream/host_launch.cpp: runs kernel `name` on one work-group; 0, or -1 if unknown.
-    fn rocshmemi_host_stream_launch(name: *const c_char, args: *const super::StreamArgs, threads: c_uint) -> c_int;
+    /// device/stream/host_launch.cpp: runs kernel `name` on `blocks` work-groups of `threads`
+    /// threads; 0, or -1 if unknown.
+    fn rocshmemi_host_stream_launch(
+        name: *const c_char,
+        args: *const super::StreamArgs,
+        blocks: c_uint,
+        threads: c_uint,
+    ) -> c_int;
 }
 
 type Job = (&'static str, Work);
@@ -57,12 +63,13 @@ fn queues() -> std::sync::MutexGuard<'static, Vec<Entry>> {
 /// Runs one operation on this thread.
 fn run(work: Work) -> Result<()> {
     match work {
-        Work::Kernel { name, args } => {
+        Work::Kernel { name, args, spread } => {
             let threads = super::threads(crate::gpu::Platform::Host, &name, args.count);
+            let blocks = super::groups(spread, super::HOST_BYTES_PER_GROUP, super::HOST_MAX_GROUPS);
             let cname = CString::new(name.clone()).map_err(|_| Error::invalid("kernel name has a NUL byte"))?;
             // SAFETY: a NUL-terminated name and an 80-byte argument block that outlives the call
             // (the launch returns when every thread has finished).
-            let rc = unsafe { rocshmemi_host_stream_launch(cname.as_ptr(), &args, threads) };
+            let rc = unsafe { rocshmemi_host_stream_launch(cname.as_ptr(), &args, blocks, threads) };
             if rc != 0 {
                 return Err(Error::Unsupported(format!("the host platform has no stream kernel '{name}'")));
             }
@@ -245,7 +252,7 @@ mod tests {
     #[test]
     fn a_failed_operation_is_surfaced_at_synchronize() {
         let h = create().unwrap();
-        let k = Work::Kernel { name: "no_such_kernel".into(), args: super::super::StreamArgs::default() };
+        let k = Work::Kernel { name: "no_such_kernel".into(), args: super::super::StreamArgs::default(), spread: 0 };
         enqueue("rocshmem_test_on_stream", h, k).unwrap();
         let e = synchronize(h).unwrap_err().to_string();
         assert!(e.contains("no_such_kernel") && e.contains("rocshmem_test_on_stream"), "{e}");

@@ -1,5 +1,6 @@
 //! The stream-ordered host API (`rocshmem_*_on_stream`): every call enqueues one helper kernel
-//! (device/stream/kernels.hpp, one work-group) on the caller's stream and returns at once.
+//! (device/stream/grid.hpp) on the caller's stream and returns at once: one work-group, or for
+//! a large collective (alltoall, broadcast, reduction) several ([`groups`]).
 //!
 //! - Host platform: a stream is an ordered host queue owned by the core ([`host`]): a worker
 //!   thread per queue runs its operations in order, each on the host launcher's CPU threads;
@@ -83,7 +84,7 @@ pub const CORE_KERNELS: [&str; 13] = [
     "broadcastmem",
 ];
 
-/// Threads of the one work-group a kernel runs on. Waits, signals and quiet need one thread;
+/// Threads of each work-group a kernel runs on. Waits, signals and quiet need one thread;
 /// barriers one wave; data movement a full work-group on a GPU, or for a small put/get one
 /// thread per 16 bytes in whole waves (a 1024-thread block costs more to start and to sync
 /// than an 8-byte put: 3.5 us against NVSHMEM's 1.7 us per call on the H200 pair). On the
@@ -101,6 +102,25 @@ pub fn threads(platform: Platform, kernel: &str, bytes: u64) -> u32 {
     }
 }
 
+/// Bytes of a collective's data per work-group on a GPU: a collective of `spread` bytes runs
+/// on `spread / GPU_BYTES_PER_GROUP` work-groups (at least one, at most the multiprocessor
+/// count). Below twice this, one work-group, as before: a small call pays nothing for the grid
+/// (no grid slot is touched on one work-group). 8 KiB is two 4-byte elements or half a 16-byte
+/// word per thread of a 1024-thread work-group; a first choice, to be tuned on the H200 pair.
+pub const GPU_BYTES_PER_GROUP: u64 = 8 << 10;
+/// The same on the host platform, where every thread is a CPU thread started per launch: a
+/// few work-groups of 32 threads, so that the host tests run the multi-work-group kernels.
+pub const HOST_BYTES_PER_GROUP: u64 = 4 << 10;
+/// At most this many work-groups per call on the host platform.
+pub const HOST_MAX_GROUPS: u32 = 4;
+
+/// Work-groups for a collective kernel that may spread `spread` bytes over the grid (0 for
+/// every other kernel, and for in-place reductions, which stay on one work-group): one per
+/// `per_group` bytes, at least 1, at most `max`.
+pub fn groups(spread: u64, per_group: u64, max: u32) -> u32 {
+    (spread / per_group.max(1)).clamp(1, u64::from(max.max(1))) as u32
+}
+
 /// Where a putmem/getmem of this many bytes becomes a copy on the stream (a GPU's copy engine)
 /// instead of a kernel. One work-group of stores is faster below (no copy-engine start-up),
 /// the copy engine above; see docs/streams.md.
@@ -108,8 +128,9 @@ pub const COPY_THRESHOLD: usize = 32 << 10;
 
 /// One stream operation.
 pub enum Work {
-    /// Run helper kernel `name` with `args`.
-    Kernel { name: String, args: StreamArgs },
+    /// Run helper kernel `name` with `args`; a collective spreads `spread` bytes over several
+    /// work-groups ([`groups`]), 0: one work-group.
+    Kernel { name: String, args: StreamArgs, spread: u64 },
     /// Copy `len` bytes from `src` to `dst` (any two addresses of this process), in order.
     Copy { dst: *mut u8, src: *const u8, len: usize },
 }
@@ -137,10 +158,29 @@ pub unsafe fn enqueue(rt: &Runtime, call: &'static str, stream: *mut c_void, wor
     // SAFETY: the caller's stream and memory.
     unsafe {
         match work {
-            Work::Kernel { name, args } => {
-                rt.gpu.stream_launch(stream, &name, &args, threads(platform, &name, args.count))
+            Work::Kernel { name, args, spread } => {
+                let blocks = groups(spread, GPU_BYTES_PER_GROUP, rt.gpu.stream_max_groups());
+                rt.gpu.stream_launch(stream, &name, &args, blocks, threads(platform, &name, args.count))
             }
             Work::Copy { dst, src, len } => rt.gpu.stream_copy(stream, dst, src, len),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collectives_spread_by_size() {
+        // Small calls (and every non-collective kernel: spread 0) stay on one work-group.
+        for spread in [0, 8, 4096, 2 * GPU_BYTES_PER_GROUP - 1] {
+            assert_eq!(groups(spread, GPU_BYTES_PER_GROUP, 132), 1, "{spread}");
+        }
+        assert_eq!(groups(2 * GPU_BYTES_PER_GROUP, GPU_BYTES_PER_GROUP, 132), 2);
+        assert_eq!(groups(1 << 20, GPU_BYTES_PER_GROUP, 132), 128);
+        assert_eq!(groups(64 << 20, GPU_BYTES_PER_GROUP, 132), 132);
+        assert_eq!(groups(1 << 20, GPU_BYTES_PER_GROUP, 0), 1, "an unknown multiprocessor count");
+        assert_eq!(groups(1 << 20, HOST_BYTES_PER_GROUP, HOST_MAX_GROUPS), HOST_MAX_GROUPS);
     }
 }

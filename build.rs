@@ -78,6 +78,7 @@ fn main() {
         .include_item("rocshmem_team_device")
         .include_item("rocshmem_ctx_device")
         .include_item("rocshmem_device_fast")
+        .include_item("rocshmem_ro_alltoallv")
         .generate()
         .expect("cbindgen: device_abi.h")
         .write(&mut abi);

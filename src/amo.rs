@@ -1,5 +1,6 @@
 //! Host atomics: real CPU atomics on the peer's mapped word, so they are atomic with respect
-//! to every other PE's atomics on the same word (the heaps are shared memory).
+//! to every other PE's atomics on the same word (the heaps are shared memory). On the RO
+//! backend every atomic is an MPI atomic (flushed), mapped peer or not.
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -79,6 +80,20 @@ macro_rules! apply {
 /// `Fetch`, the current one).
 pub fn amo<T: AmoWord>(rt: &Runtime, op: AmoOp, dst: *mut T, value: T, cond: T, pe: usize) -> Result<T> {
     let width = std::mem::size_of::<T>();
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.ro() {
+        // RO: every atomic goes through MPI (MPI atomics are atomic only among themselves).
+        rt.heap.offset_of(dst as usize, width, "atomic target")?;
+        if dst as usize % width != 0 {
+            return Err(Error::invalid(format!("atomic target {dst:p} is not aligned to {width} bytes")));
+        }
+        let old = ro.amo(op, dst as usize, width, value.to_bits(), cond.to_bits(), pe)?;
+        if op != AmoOp::Fetch && rt.heap.mapped(pe) {
+            ring(&rt.heap.control(pe).header().data_bell);
+        }
+        Stats::add(&rt.stats.atomics, 1);
+        return Ok(T::from_bits(old));
+    }
     let remote = rt.heap.peer_addr(dst as usize, width, pe, "atomic target")?;
     rt.heap.require_host_access("host atomics")?;
     if remote as usize % width != 0 {

@@ -5,6 +5,12 @@
 //! computes bitwise-identical results (floating point included). The `pSync`/`pWrk` arrays of
 //! the active-set forms are not needed and are left untouched (they stay at their initial
 //! values, as OpenSHMEM requires).
+//!
+//! On the RO backend, a set with members this PE does not map runs each collective as blocking
+//! MPI collectives on the set's host communicator: broadcast is `MPI_Ibcast`; reductions
+//! gather every member's source (`MPI_Iallgather`, or `MPI_Ialltoall` for reduce-scatter) and
+//! combine them here in member order with the same loop as the IPC path, so results match it
+//! bit for bit and every type and operation of the host API works.
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -54,8 +60,22 @@ pub unsafe fn broadcast(
         check_sym(rt, src as usize, bytes, "source")?;
     }
     Stats::add(&rt.stats.collectives, 1);
-    g.barrier(rt)?;
     let root = root as usize;
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.sync.ro_for(g.set) {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let buf = if g.my_idx == root { src as *mut u8 } else { dst };
+        // SAFETY: checked symmetric buffers; at the root MPI only reads `src`.
+        unsafe { ro.bcast(g.set, buf, bytes, root)? };
+        if g.my_idx == root && to_root && !std::ptr::eq(dst, src) {
+            // SAFETY: both ranges checked; memmove handles overlap.
+            unsafe { std::ptr::copy(src, dst, bytes) };
+        }
+        return Ok(());
+    }
+    g.barrier(rt)?;
     if bytes > 0 && (g.my_idx != root || (to_root && !std::ptr::eq(dst, src))) {
         let from = rt.heap.peer_addr(src as usize, bytes, g.set.pe(root), "source")?;
         // SAFETY: both ranges were checked inside the heaps; memmove handles overlap.
@@ -82,6 +102,24 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
         check_sym(rt, src as usize, bytes, "source")?;
     }
     Stats::add(&rt.stats.collectives, 1);
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.sync.ro_for(g.set) {
+        if n == 0 {
+            return ro.barrier(g.set);
+        }
+        let members = g.set.size;
+        let mut all: Vec<T> = Vec::with_capacity(n * members);
+        // SAFETY: `all` has room for every member's n elements; src is checked.
+        unsafe {
+            ro.allgather(g.set, src.cast(), all.as_mut_ptr().cast(), bytes)?;
+            all.set_len(n * members);
+        }
+        let sources: Vec<*const T> = (0..members).map(|k| all[k * n..].as_ptr()).collect();
+        let acc = combine(&sources, 0, n, op);
+        // SAFETY: dst[0..n] checked above.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+        return Ok(());
+    }
     g.barrier(rt)?;
     if n == 0 {
         return g.barrier(rt);
@@ -133,6 +171,24 @@ pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
         check_sym(rt, src as usize, in_bytes, "source")?;
     }
     Stats::add(&rt.stats.collectives, 1);
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.sync.ro_for(g.set) {
+        if n == 0 {
+            return ro.barrier(g.set);
+        }
+        let members = g.set.size;
+        let mut mine: Vec<T> = Vec::with_capacity(n * members);
+        // SAFETY: block j of `mine` is member j's chunk for this PE; src is checked.
+        unsafe {
+            ro.alltoall(g.set, src.cast(), mine.as_mut_ptr().cast(), out_bytes)?;
+            mine.set_len(n * members);
+        }
+        let sources: Vec<*const T> = (0..members).map(|k| mine[k * n..].as_ptr()).collect();
+        let acc = combine(&sources, 0, n, op);
+        // SAFETY: dst[0..n] checked above.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+        return Ok(());
+    }
     g.barrier(rt)?;
     if n == 0 {
         return g.barrier(rt);

@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 3;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 4;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -31,7 +31,10 @@ pub struct rocshmem_team_device {
     pub start: i32,
     /// Distance in world PEs between consecutive members.
     pub stride: i32,
-    pub reserved: [i32; 2],
+    /// RO backend: members this PE reaches only through the proxy (0 on IPC). Device
+    /// collectives on a team with such members are executed by the proxy with MPI.
+    pub ro_remote: i32,
+    pub reserved: i32,
 }
 
 /// One communication context.
@@ -86,6 +89,8 @@ pub struct rocshmem_device_state {
     /// `magic == 0`.
     pub ctx_pool_start: i32,
     pub ctx_pool_len: i32,
+    /// RO backend: the command queues the host proxy serves; NULL on the IPC backend.
+    pub ro: *mut rocshmem_ro_device,
 }
 
 /// Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
@@ -109,7 +114,8 @@ pub struct rocshmem_device_fast {
     pub n_pes: i32,
     /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
     pub n_bases: i32,
-    pub reserved: i32,
+    /// [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+    pub flags: i32,
     /// The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
     /// one, or NULL, addresses world PEs without reading its entry.
     pub default_ctx: *mut rocshmem_ctx_device,
@@ -125,7 +131,7 @@ impl Default for rocshmem_device_fast {
             my_pe: 0,
             n_pes: 0,
             n_bases: 0,
-            reserved: 0,
+            flags: 0,
             default_ctx: std::ptr::null_mut(),
             heap_base: 0,
             heap_bases: [0; ROCSHMEM_FAST_PES],
@@ -133,7 +139,169 @@ impl Default for rocshmem_device_fast {
     }
 }
 
+/// `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
+pub const ROCSHMEM_FAST_RO: i32 = 1;
+
+// ---------------------------------------------------------------------------------------------
+// RO backend (reverse offload): device code hands operations on PEs it cannot reach by
+// load/store (heap_bases[pe] == 0), and every atomic, to a proxy thread of the core, which runs
+// them with MPI one-sided operations and collectives.
+//
+// Queues are bounded multi-producer, single-consumer rings of 64-byte commands. Slot i of a
+// queue starts with `seq == i`. A producer takes ticket t = fetch_add(tail, 1), waits until
+// slot t % slots has `seq == t` (free for this lap: back-pressure, never an overrun), fills it,
+// then release-stores `seq = t + 1` (ready). The proxy takes tickets in order; after running
+// ticket t it either frees the slot (`seq = t + slots`), or, when the producer waits
+// ([`ROCSHMEM_RO_FLAG_WAIT`]), stores `result` and release-stores `seq = t + 2` (done); the
+// producer reads `result` and frees the slot itself. Commands of one queue run in order.
+// ---------------------------------------------------------------------------------------------
+
+/// Commands in each RO queue (a power of two, at least 4).
+pub const ROCSHMEM_RO_QUEUE_SLOTS: u32 = 64;
+
+/// One command. Field use per `op`:
+/// - PUT / PUT_NBI: `dst` symmetric address (as mapped here), `src` local source, `len` bytes.
+/// - P: `dst`, `value` (the low `len` bytes, len 1/2/4/8).
+/// - GET: `dst` local destination, `src` symmetric source, `len` bytes. G: `src`, `len`; the
+///   value comes back in `result`.
+/// - AMO: `dst` symmetric word, `sub` a `ROCSHMEM_RO_AMO_<op>` code, `len` 4 or 8, `value`, `cond`
+///   (compare value); the old value comes back in `result` when fetching.
+/// - PUT_SIGNAL: PUT of `dst/src/len`, then the signal: `cond` symmetric signal address, `value`
+///   signal value, `sub` 0 set / 1 add (upstream's ROCSHMEM_SIGNAL_SET / _ADD).
+/// - FENCE, QUIET: nothing; QUIET completes when every earlier command of every queue has
+///   completed remotely.
+/// - BARRIER / SYNC: `cond` team slot. Completes every earlier command first (barrier).
+/// - BROADCAST: `cond` team slot, `pe` root (team index), `dst`, `src`, `len` bytes.
+/// - FCOLLECT / ALLTOALL: `cond` team slot, `dst`, `src`, `len` bytes per member.
+/// - ALLTOALLV: `cond` team slot, `src` address of a [`rocshmem_ro_alltoallv`] that the
+///   producer keeps alive until done; `dtype` element type.
+/// - REDUCE / REDUCE_SCATTER: `cond` team slot, `dst`, `src`, `len` elements (per member for
+///   the scatter form), `dtype` a `ROCSHMEM_RO_<type>` code, `sub` the operation (0 sum, 1 max,
+///   2 min, 3 prod, 4 and, 5 or, 6 xor: the device library's `Op`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct rocshmem_ro_cmd {
+    /// Ring sequence word (see above). Written last by the producer, with release.
+    pub seq: u64,
+    /// A `ROCSHMEM_RO_<op>` code.
+    pub op: u8,
+    pub sub: u8,
+    pub dtype: u8,
+    /// [`ROCSHMEM_RO_FLAG_WAIT`].
+    pub flags: u8,
+    /// Target world PE (RMA, AMO, signal); root member (broadcast).
+    pub pe: i32,
+    pub dst: u64,
+    pub src: u64,
+    pub len: u64,
+    pub value: u64,
+    pub cond: u64,
+    /// Written by the proxy before it marks a waited-for command done.
+    pub result: u64,
+}
+
+/// The producer waits for this command: the proxy stores `result` and marks it done.
+pub const ROCSHMEM_RO_FLAG_WAIT: u8 = 1;
+
+/// `rocshmem_ro_cmd::op`.
+pub const ROCSHMEM_RO_NOP: u8 = 0;
+pub const ROCSHMEM_RO_PUT: u8 = 1;
+pub const ROCSHMEM_RO_PUT_NBI: u8 = 2;
+pub const ROCSHMEM_RO_P: u8 = 3;
+pub const ROCSHMEM_RO_GET: u8 = 4;
+pub const ROCSHMEM_RO_G: u8 = 5;
+pub const ROCSHMEM_RO_AMO: u8 = 6;
+pub const ROCSHMEM_RO_PUT_SIGNAL: u8 = 7;
+pub const ROCSHMEM_RO_FENCE: u8 = 8;
+pub const ROCSHMEM_RO_QUIET: u8 = 9;
+pub const ROCSHMEM_RO_BARRIER: u8 = 10;
+pub const ROCSHMEM_RO_SYNC: u8 = 11;
+pub const ROCSHMEM_RO_BROADCAST: u8 = 12;
+pub const ROCSHMEM_RO_FCOLLECT: u8 = 13;
+pub const ROCSHMEM_RO_ALLTOALL: u8 = 14;
+pub const ROCSHMEM_RO_ALLTOALLV: u8 = 15;
+pub const ROCSHMEM_RO_REDUCE: u8 = 16;
+pub const ROCSHMEM_RO_REDUCE_SCATTER: u8 = 17;
+
+/// `rocshmem_ro_cmd::sub` of an AMO (the device library's `AmoOp` order).
+pub const ROCSHMEM_RO_AMO_FETCH: u8 = 0;
+pub const ROCSHMEM_RO_AMO_SET: u8 = 1;
+pub const ROCSHMEM_RO_AMO_SWAP: u8 = 2;
+pub const ROCSHMEM_RO_AMO_COMPARE_SWAP: u8 = 3;
+pub const ROCSHMEM_RO_AMO_FETCH_INC: u8 = 4;
+pub const ROCSHMEM_RO_AMO_INC: u8 = 5;
+pub const ROCSHMEM_RO_AMO_FETCH_ADD: u8 = 6;
+pub const ROCSHMEM_RO_AMO_ADD: u8 = 7;
+pub const ROCSHMEM_RO_AMO_FETCH_AND: u8 = 8;
+pub const ROCSHMEM_RO_AMO_AND: u8 = 9;
+pub const ROCSHMEM_RO_AMO_FETCH_OR: u8 = 10;
+pub const ROCSHMEM_RO_AMO_OR: u8 = 11;
+pub const ROCSHMEM_RO_AMO_FETCH_XOR: u8 = 12;
+pub const ROCSHMEM_RO_AMO_XOR: u8 = 13;
+
+/// `rocshmem_ro_cmd::dtype`: element types of reductions and alltoallv.
+pub const ROCSHMEM_RO_I8: u8 = 0;
+pub const ROCSHMEM_RO_I16: u8 = 1;
+pub const ROCSHMEM_RO_I32: u8 = 2;
+pub const ROCSHMEM_RO_I64: u8 = 3;
+pub const ROCSHMEM_RO_U8: u8 = 4;
+pub const ROCSHMEM_RO_U16: u8 = 5;
+pub const ROCSHMEM_RO_U32: u8 = 6;
+pub const ROCSHMEM_RO_U64: u8 = 7;
+pub const ROCSHMEM_RO_F32: u8 = 8;
+pub const ROCSHMEM_RO_F64: u8 = 9;
+/// IEEE binary16, as its bits.
+pub const ROCSHMEM_RO_F16: u8 = 10;
+/// bfloat16, as its bits.
+pub const ROCSHMEM_RO_BF16: u8 = 11;
+
+/// The arguments of an ALLTOALLV command (element counts and displacements per member).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocshmem_ro_alltoallv {
+    pub dest: u64,
+    pub dest_nelems: *const usize,
+    pub dest_displs: *const usize,
+    pub source: u64,
+    pub source_nelems: *const usize,
+    pub source_displs: *const usize,
+}
+
+/// One queue: the producers' ticket counter and the proxy's progress on separate 64-byte
+/// lines, then the commands.
+#[repr(C)]
+#[derive(Debug)]
+pub struct rocshmem_ro_queue {
+    /// Next ticket (producers, fetch_add).
+    pub tail: u64,
+    pub pad0: [u64; 7],
+    /// Tickets the proxy has taken (for diagnostics; producers never wait on it).
+    pub head: u64,
+    pub pad1: [u64; 7],
+    /// `ROCSHMEM_RO_QUEUE_SLOTS` commands.
+    pub cmds: *mut rocshmem_ro_cmd,
+    pub pad2: [u64; 7],
+}
+
+/// The RO backend's device-visible part, reached from `rocshmem_device_state::ro`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct rocshmem_ro_device {
+    /// Queues; a work-group uses queue `wg_id % n_queues`.
+    pub n_queues: u32,
+    /// Commands per queue ([`ROCSHMEM_RO_QUEUE_SLOTS`]).
+    pub slots: u32,
+    pub queues: *mut rocshmem_ro_queue,
+    /// Set by the proxy when it stops (finalize or a fatal error): producers give up instead of
+    /// waiting for ever.
+    pub stopped: u32,
+    pub reserved: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<rocshmem_ro_cmd>() == 64);
+const _: () = assert!(std::mem::size_of::<rocshmem_ro_queue>() == 192);
+const _: () = assert!(std::mem::size_of::<rocshmem_ro_device>() == 24);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 32 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 96);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 104);

@@ -144,6 +144,12 @@ env_table! {
         "Team slots, ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED included.";
     disable_mixed_ipc: Bool = "ROCSHMEM_DISABLE_MIXED_IPC", default "0", "backend",
         "Send intra-node traffic through the network backend instead of IPC (RO/GDA only).";
+    ro_progress_delay: Int = "ROCSHMEM_RO_PROGRESS_DELAY", default "0", "backend",
+        "RO: microseconds the proxy thread sleeps when it found no work; 0 yields, and sleeps 50 us only after 2 ms idle.";
+    ro_net_cpu_queue: Bool = "ROCSHMEM_RO_NET_CPU_QUEUE", default "0", "backend",
+        "RO: keep the command queues in host memory (on the host platform they always are).";
+    ro_queues: Int = "ROCSHMEM_RO_QUEUES", default "32", "backend",
+        "Extension, RO: command queues the proxy serves (a work-group uses queue wg_id % n).";
     bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "5", "bootstrap",
         "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous).";
     bootstrap_hostid: Text = "ROCSHMEM_BOOTSTRAP_HOSTID", default "", "bootstrap",

@@ -14,6 +14,7 @@
 
 pub mod amo;
 pub mod api;
+pub mod backend;
 pub mod bootstrap;
 pub mod coll;
 pub mod ctx;

@@ -1,7 +1,8 @@
 //! Host-initiated RMA on the IPC backend: every peer heap is mapped, so a put is a copy into
 //! the peer's mapping and a get a copy out of it (a GPU runtime copy when the heaps are GPU
 //! memory). Both complete before they return, which makes the `_nbi` forms the same
-//! operations and `quiet` a memory fence.
+//! operations and `quiet` a memory fence. On the RO backend, a peer this PE does not map is
+//! reached with MPI from the calling thread (put + flush, get + flush: complete at return too).
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -20,6 +21,17 @@ pub fn byte_len(n: usize, elem: usize) -> Result<usize> {
 pub unsafe fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: usize) -> Result<()> {
     if bytes == 0 {
         return Ok(());
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.ro().filter(|_| !rt.heap.mapped(pe)) {
+        rt.heap.offset_of(dst as usize, bytes, "destination")?;
+        if src.is_null() {
+            return Err(Error::NullPointer("source"));
+        }
+        Stats::add(&rt.stats.puts, 1);
+        Stats::add(&rt.stats.put_bytes, bytes as u64);
+        // SAFETY: the caller's readable source; the destination is checked.
+        return unsafe { ro.put(dst as usize, src, bytes, pe) };
     }
     let remote = rt.heap.peer_addr(dst as usize, bytes, pe, "destination")?;
     if src.is_null() {
@@ -43,6 +55,17 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
     if bytes == 0 {
         return Ok(());
     }
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.ro().filter(|_| !rt.heap.mapped(pe)) {
+        rt.heap.offset_of(src as usize, bytes, "source")?;
+        if dst.is_null() {
+            return Err(Error::NullPointer("destination"));
+        }
+        Stats::add(&rt.stats.gets, 1);
+        Stats::add(&rt.stats.get_bytes, bytes as u64);
+        // SAFETY: the caller's writable destination; the source is checked.
+        return unsafe { ro.get(dst, src as usize, bytes, pe) };
+    }
     let remote = rt.heap.peer_addr(src as usize, bytes, pe, "source")?;
     if dst.is_null() {
         return Err(Error::NullPointer("destination"));
@@ -56,6 +79,11 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
 
 /// Stores one element at symmetric `dst` on PE `pe`.
 pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if rt.ro().is_some() && !rt.heap.mapped(pe) {
+        // SAFETY: a local copy of the value.
+        return unsafe { put(rt, dst.cast(), (&value as *const T).cast(), std::mem::size_of::<T>(), pe) };
+    }
     let remote = rt.heap.peer_addr(dst as usize, std::mem::size_of::<T>(), pe, "destination")?;
     if rt.heap.host_accessible() {
         T::store(remote.cast(), value);
@@ -71,6 +99,15 @@ pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()
 
 /// Loads one element from symmetric `src` on PE `pe`.
 pub fn g<T: Scalar>(rt: &Runtime, src: *const T, pe: usize) -> Result<T> {
+    #[cfg(feature = "mpi")]
+    if rt.ro().is_some() && !rt.heap.mapped(pe) {
+        let mut v = std::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: local storage of one element; every bit pattern is a value of T.
+        unsafe {
+            get(rt, v.as_mut_ptr().cast(), src.cast(), std::mem::size_of::<T>(), pe)?;
+            return Ok(v.assume_init());
+        }
+    }
     let remote = rt.heap.peer_addr(src as usize, std::mem::size_of::<T>(), pe, "source")?;
     Stats::add(&rt.stats.gets, 1);
     Stats::add(&rt.stats.get_bytes, std::mem::size_of::<T>() as u64);
@@ -94,7 +131,11 @@ pub fn ptr(rt: &Runtime, addr: *const u8, pe: usize) -> Option<*mut u8> {
 }
 
 /// `quiet` / `fence`: on this backend every operation is complete when it returns; the fence
-/// orders them for other PEs' observers.
+/// orders them for other PEs' observers. On the RO backend also `MPI_Win_flush_all`.
 pub fn quiet() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = crate::runtime::get().ok().and_then(|rt| rt.ro()) {
+        ro.flush_all();
+    }
 }

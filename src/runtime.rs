@@ -115,6 +115,9 @@ pub struct Runtime {
     _state_mirror: Mirror,
     /// Buffers given to rocshmem_buffer_register: (address, length).
     pub registered: std::sync::Mutex<Vec<(usize, usize)>>,
+    /// The RO backend, when selected (`ROCSHMEM_BACKEND=ro`).
+    #[cfg(feature = "mpi")]
+    pub ro: Option<Arc<crate::backend::ro::Ro>>,
     /// Last: the device memory above is released through it.
     pub gpu: Arc<dyn GpuRuntime>,
 }
@@ -126,6 +129,13 @@ impl Runtime {
 
     pub fn n_pes(&self) -> usize {
         self.job.n_pes
+    }
+
+    /// The RO backend, when it is active.
+    #[cfg(feature = "mpi")]
+    #[inline]
+    pub fn ro(&self) -> Option<&crate::backend::ro::Ro> {
+        self.ro.as_deref()
     }
 
     pub fn world(&self) -> Team {
@@ -264,10 +274,29 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
 fn build(method: Method) -> Result<Runtime> {
     let cfg = Config::from_env()?;
     let backend = cfg.backend.trim().to_ascii_lowercase();
-    if !backend.is_empty() && !backend.contains("ipc") {
-        return Err(Error::Unsupported(format!(
-            "ROCSHMEM_BACKEND={backend}: this build provides the IPC backend only (RO and GDA are on the roadmap)"
-        )));
+    let use_ro = match backend.as_str() {
+        "" | "ipc" => false,
+        "ro" if cfg!(feature = "mpi") => true,
+        _ => {
+            return Err(Error::Unsupported(format!(
+                "ROCSHMEM_BACKEND={backend}: this build provides the ipc and ro backends{} (GDA is on the roadmap)",
+                if cfg!(feature = "mpi") { "" } else { " (ro needs the `mpi` feature)" }
+            )));
+        }
+    };
+    if use_ro {
+        let mpi_start = match &method {
+            Method::MpiComm(_) => true,
+            Method::Auto => cfg.run_uniqueid.is_empty() && bootstrap::launched_by_mpi(),
+            Method::UniqueId { .. } => false,
+        };
+        if !mpi_start {
+            return Err(Error::Unsupported(
+                "ROCSHMEM_BACKEND=ro needs MPI: start the PEs with mpirun (or initialise with \
+                 ROCSHMEM_INIT_WITH_MPI_COMM); rocshmem-run, unique-id init and single processes cannot use it"
+                    .into(),
+            ));
+        }
     }
     let max_teams = usize::try_from(cfg.max_num_teams).ok().filter(|n| (2..=4096).contains(n)).ok_or_else(|| {
         Error::invalid(format!("ROCSHMEM_MAX_NUM_TEAMS={} must be between 2 and 4096", cfg.max_num_teams))
@@ -285,15 +314,20 @@ fn build(method: Method) -> Result<Runtime> {
     ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
     let (me, n) = (job.my_pe, job.n_pes);
 
-    // The host platform maps every peer's heap: all PEs must share a node.
+    // IPC maps every peer's heap: all PEs must share a node. RO maps the PEs of this node
+    // (only this PE with ROCSHMEM_DISABLE_MIXED_IPC=1) and reaches the others through MPI.
     let my_host = &job.infos[me].host_id;
-    if let Some((pe, other)) = job.infos.iter().enumerate().find(|(_, i)| &i.host_id != my_host) {
-        return Err(Error::Unsupported(format!(
-            "PE {pe} runs on '{}' and PE {me} on '{my_host}': the IPC backend needs every PE on one node \
-             (multi-node runs need the RO backend, not built yet)",
-            other.host_id
-        )));
+    if !use_ro {
+        if let Some((pe, other)) = job.infos.iter().enumerate().find(|(_, i)| &i.host_id != my_host) {
+            return Err(Error::Unsupported(format!(
+                "PE {pe} runs on '{}' and PE {me} on '{my_host}': the IPC backend needs every PE on one node \
+                 (multi-node runs: ROCSHMEM_BACKEND=ro under mpirun)",
+                other.host_id
+            )));
+        }
     }
+    let mapped: Vec<bool> =
+        (0..n).map(|p| p == me || (!(use_ro && cfg.disable_mixed_ipc) && &job.infos[p].host_id == my_host)).collect();
 
     // Spin in waits only if this node's PEs fit its CPUs.
     crate::sync::set_spin(job.infos.iter().filter(|i| i.host_id == job.infos[me].host_id).count());
@@ -358,7 +392,7 @@ fn build(method: Method) -> Result<Runtime> {
     let mut dev_segments: Vec<Option<Segment>> = (0..n).map(|_| None).collect();
     let mut failure = None;
     for (pe, (_, h, dh)) in parts.iter().enumerate() {
-        if pe == me {
+        if pe == me || !mapped[pe] {
             continue;
         }
         let opened = gpu.open_peer_segment(h, seg_len).and_then(|s| {
@@ -383,16 +417,17 @@ fn build(method: Method) -> Result<Runtime> {
     exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
     segments[me] = Some(own);
     dev_segments[me] = own_dev;
-    let segments: Vec<Segment> = segments.into_iter().map(Option::unwrap).collect();
-    let dev_segments: Option<Vec<Segment>> = dev_len.map(|_| dev_segments.into_iter().map(Option::unwrap).collect());
+    let dev_segments: Option<Vec<Option<Segment>>> = dev_len.map(|_| dev_segments);
     // Everyone has mapped everyone: the names can go.
-    gpu.seal_segment(&segments[me])?;
+    gpu.seal_segment(segments[me].as_ref().expect("own segment"))?;
     std::mem::forget(name_guard);
 
     let mut heap = SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(&gpu))?;
     let sync = SyncState::new(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(&job);
+    #[cfg(feature = "mpi")]
+    let ro = if use_ro { Some(Arc::new(start_ro(&job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
     let team_bytes = max_teams * std::mem::size_of::<rocshmem_team_device>();
     let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, team_bytes)?)?;
     let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
@@ -429,6 +464,7 @@ fn build(method: Method) -> Result<Runtime> {
             dev_scratch_bytes: heap.control.dev_scratch_bytes as u64,
             ctx_pool_start: pool_start as i32,
             ctx_pool_len: pool_len as i32,
+            ro: std::ptr::null_mut(),
         },
         globals: [0; 4],
         fast: rocshmem_device_fast::default(),
@@ -444,6 +480,16 @@ fn build(method: Method) -> Result<Runtime> {
         teams.handle(WORLD_SLOT) as u64,
         teams.handle(SHARED_SLOT) as u64,
     ];
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = &ro {
+        device_state.state.ro = ro.device_ptr();
+        device_state.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
+        for t in [world, shared] {
+            ro.team_created(t.slot, t.set)?;
+            teams.set_ro_remote(t.slot, ro.remote_in(t.set))?;
+        }
+        sync.set_ro(Arc::clone(ro));
+    }
     let fast = &mut device_state.fast;
     fast.my_pe = me as i32;
     fast.n_pes = n as i32;
@@ -513,8 +559,51 @@ fn build(method: Method) -> Result<Runtime> {
         _heap_bases: heap_bases,
         _state_mirror: state_mirror,
         registered: std::sync::Mutex::new(Vec::new()),
+        #[cfg(feature = "mpi")]
+        ro,
         gpu,
     })
+}
+
+/// Sets up the RO backend: MPI from the bootstrap (which must have been through MPI), the
+/// window over this PE's segment, the queues and the proxy thread.
+#[cfg(feature = "mpi")]
+fn start_ro(
+    job: &Job,
+    cfg: &Config,
+    heap: &SymmetricHeap,
+    mapped: Vec<bool>,
+    platform: gpu::Platform,
+) -> Result<crate::backend::ro::Ro> {
+    if platform != gpu::Platform::Host {
+        return Err(Error::Unsupported(format!(
+            "ROCSHMEM_BACKEND=ro runs on the host platform only for now (this is the {} platform)",
+            platform.name()
+        )));
+    }
+    let (mpi, comm) = job
+        .mpi()
+        .ok_or_else(|| Error::Unsupported("ROCSHMEM_BACKEND=ro needs MPI: start the PEs with mpirun".into()))?;
+    let me = job.my_pe;
+    let seg_base = heap.device_base(me);
+    let seg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
+    let rc = crate::backend::ro::RoConfig {
+        mapped,
+        n_queues: usize::try_from(cfg.ro_queues).ok().filter(|n| (1..=4096).contains(n)).ok_or_else(|| {
+            Error::invalid(format!("ROCSHMEM_RO_QUEUES={} must be between 1 and 4096", cfg.ro_queues))
+        })?,
+        progress_delay_us: u64::try_from(cfg.ro_progress_delay).map_err(|_| {
+            Error::invalid(format!("ROCSHMEM_RO_PROGRESS_DELAY={} must be 0 or more", cfg.ro_progress_delay))
+        })?,
+    };
+    let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
+    log_info!(
+        "rocshmem_init",
+        "RO backend: PE {me} maps {} of {} PEs, the others through MPI",
+        ro.mapped.iter().filter(|m| **m).count(),
+        job.n_pes
+    );
+    Ok(ro)
 }
 
 /// The head of the device-state block: the state, then the 32 bytes of the module globals
@@ -692,6 +781,11 @@ pub fn finalize() -> Result<()> {
     PHASE.store(Phase::Finalizing as u8, Ordering::Release);
     std::sync::atomic::fence(Ordering::SeqCst);
     rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = rt.ro() {
+        // Before MPI_Finalize (job.finalize): the proxy drains and stops, the window goes.
+        ro.shutdown();
+    }
     let r = rt.job.finalize();
     let p = RUNTIME.swap(std::ptr::null_mut(), Ordering::AcqRel);
     // SAFETY: `p` was leaked by init and is no longer reachable through RUNTIME.
@@ -728,8 +822,8 @@ mod tests {
 
     #[test]
     fn state_head_layout() {
-        assert_eq!(STATE_HEAD, 128 + std::mem::size_of::<rocshmem_device_fast>());
-        assert_eq!(std::mem::offset_of!(StateHead, globals), 96);
-        assert_eq!(std::mem::offset_of!(StateHead, fast), 128);
+        assert_eq!(STATE_HEAD, 136 + std::mem::size_of::<rocshmem_device_fast>());
+        assert_eq!(std::mem::offset_of!(StateHead, globals), 104);
+        assert_eq!(std::mem::offset_of!(StateHead, fast), 136);
     }
 }

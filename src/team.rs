@@ -99,7 +99,8 @@ impl TeamTable {
                 n_pes: team.set.size as i32,
                 start: team.set.start as i32,
                 stride: team.set.stride as i32,
-                reserved: [0; 2],
+                ro_remote: 0,
+                reserved: 0,
             };
         }
         self.push(team.slot)?;
@@ -108,6 +109,15 @@ impl TeamTable {
     }
 
     /// The handle users see for the team in `slot` (an address in the table device code reads).
+    /// RO backend: sets `ro_remote` (members this PE reaches only through the proxy) of the
+    /// team in `slot`.
+    pub fn set_ro_remote(&self, slot: usize, remote: usize) -> Result<()> {
+        let _live = self.live.lock().unwrap();
+        // SAFETY: entries are written under the `live` lock.
+        unsafe { (*self.entries[slot].get()).ro_remote = remote as i32 };
+        self.push(slot)
+    }
+
     pub fn handle(&self, slot: usize) -> *mut u64 {
         (self.handle_base + slot * ENTRY) as *mut u64
     }
@@ -174,6 +184,19 @@ impl TeamTable {
         };
         let words = heap.control.exchange_words;
         let mine = self.free_mask(words);
+        #[cfg(feature = "mpi")]
+        if let Some(ro) = sync.ro_for(set) {
+            // Members this PE does not map: agree on the free slots with MPI.
+            let mut agreed = mine;
+            ro.allreduce_and(set, &mut agreed)?;
+            let Some(slot) = (0..self.max()).find(|s| agreed[s / 64] & (1 << (s % 64)) != 0) else {
+                return Err(Error::TeamsExhausted { max: self.max() });
+            };
+            let team = Team { set, slot, my_idx };
+            self.install(team)?;
+            ro.team_created(slot, set)?;
+            return self.set_ro_remote(slot, ro.remote_in(set)).map(|()| Some(team));
+        }
         let me = heap.control(heap.my_pe);
         for (w, v) in mine.iter().enumerate() {
             me.exchange(parent.slot, w).store(*v, Ordering::Relaxed);
@@ -202,6 +225,10 @@ impl TeamTable {
             return Ok(());
         }
         sync.barrier(heap, team.set, team.slot)?;
+        #[cfg(feature = "mpi")]
+        if let Some(ro) = sync.ro_for(team.set) {
+            ro.team_destroyed(team.slot);
+        }
         // Device collectives count per slot; a later team on this slot starts from zero. Every
         // flag store into our slot was awaited by the last device collective, so none is late.
         heap.clear_device_slot(team.slot)?;
@@ -215,6 +242,12 @@ impl TeamTable {
 
 /// Collective over `team`: true on every member if `ok` is true on every member.
 pub fn all_agree(heap: &SymmetricHeap, sync: &SyncState, team: Team, ok: bool) -> Result<bool> {
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = sync.ro_for(team.set) {
+        let mut w = [ok as u64];
+        ro.allreduce_and(team.set, &mut w)?;
+        return Ok(w[0] == 1);
+    }
     heap.control(heap.my_pe).exchange(team.slot, 0).store(ok as u64, Ordering::Relaxed);
     sync.barrier(heap, team.set, team.slot)?;
     let all =

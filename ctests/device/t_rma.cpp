@@ -403,16 +403,18 @@ void t_rma_team_ctx() {
 // ---- rocshmem_ptr ------------------------------------------------------------------------
 
 // Every thread stores, through rocshmem_ptr, one int into each PE's buffer at
-// [my_pe][thread]; NULL must come back for PE -1 and PE n.
-__global__ void k_ptr_store(int *buf, int me, int npes, uint64_t key, dt_u64 *kerr) {
+// [my_pe][thread]; NULL must come back for PE -1 and PE n, and for exactly the PEs this PE
+// does not map (bit pe of `mapped` clear: peers the RO backend reaches through its proxy).
+__global__ void k_ptr_store(int *buf, int me, int npes, uint64_t mapped, uint64_t key, dt_u64 *kerr) {
   const unsigned t = dt_gtid(), nt = dt_nthreads();
   for (int pe = 0; pe < npes; ++pe) {
     int *p = static_cast<int *>(rocshmem_ptr(buf, pe));
-    if (p == nullptr) {
-      dt_kfail(kerr, KC_PTR, (dt_u64)pe, 1, 0);
+    const bool want = (mapped >> pe) & 1;
+    if ((p != nullptr) != want) {
+      dt_kfail(kerr, KC_PTR, (dt_u64)pe, want, p != nullptr);
       continue;
     }
-    p[size_t(me) * nt + t] = int(dt_at(key, dt_u64(pe) * nt + t));
+    if (p != nullptr) p[size_t(me) * nt + t] = int(dt_at(key, dt_u64(pe) * nt + t));
   }
   if (t == 0) {
     if (rocshmem_ptr(buf, -1) != nullptr) dt_kfail(kerr, KC_PTR, (dt_u64)(int64_t)-1, 0, 1);
@@ -420,14 +422,16 @@ __global__ void k_ptr_store(int *buf, int me, int npes, uint64_t key, dt_u64 *ke
   }
 }
 
-// Every thread reads back, through rocshmem_ptr, what the other PEs stored on each PE.
-__global__ void k_ptr_load(int *buf, int npes, uint64_t seed, uint64_t salt, dt_u64 *kerr) {
+// Every thread reads back, through rocshmem_ptr, what the other PEs stored on each PE it maps.
+// Mapping is per node, so the PEs that stored there are the ones this PE maps; the others' slots
+// stay zero.
+__global__ void k_ptr_load(int *buf, int npes, uint64_t mapped, uint64_t seed, uint64_t salt, dt_u64 *kerr) {
   const unsigned t = dt_gtid(), nt = dt_nthreads();
   for (int pe = 0; pe < npes; ++pe) {
     const int *p = static_cast<const int *>(rocshmem_ptr(buf, pe));
     if (p == nullptr) continue;  // reported by k_ptr_store
     for (int src = 0; src < npes; ++src) {
-      int want = int(dt_at(dt_key(seed, src, salt), dt_u64(pe) * nt + t));
+      int want = (mapped >> src) & 1 ? int(dt_at(dt_key(seed, src, salt), dt_u64(pe) * nt + t)) : 0;
       int got = dt_volatile_load(p + size_t(src) * nt + t);
       if (got != want) dt_kfail(kerr, KC_DATA, dt_u64(pe) * 1000000 + dt_u64(src) * nt + t, (dt_u64)want, (dt_u64)got);
     }
@@ -440,16 +444,29 @@ void t_shmem_ptr() {
   int *buf = dt::alloc_n<int>(words);
   dt::dev_zero(buf, words * sizeof(int));
   const uint64_t salt = dt::next_salt();
+  // The PEs this PE maps, as the host API sees them: every PE on the IPC backend; under the
+  // RO backend the PEs of its node (ROCSHMEM_BOOTSTRAP_HOSTID), or itself alone with
+  // ROCSHMEM_DISABLE_MIXED_IPC=1. The device must agree.
+  uint64_t mapped = 0;
+  for (int pe = 0; pe < dt::npes; ++pe)
+    if (rocshmem_ptr(buf, pe) != nullptr) mapped |= uint64_t(1) << pe;
+  const char *backend = getenv("ROCSHMEM_BACKEND");
+  const bool ro = backend != nullptr && strcmp(backend, "ro") == 0;
+  dt::checkf(ro || mapped == (dt::npes >= 64 ? ~uint64_t(0) : (uint64_t(1) << dt::npes) - 1),
+             "host rocshmem_ptr: every PE is mapped on the IPC backend (mask %#llx)", (unsigned long long)mapped);
+  dt::checkf((mapped >> dt::me) & 1, "host rocshmem_ptr: this PE maps itself");
   dt::barrier();
-  dt::launch(k_ptr_store, dt::opt.w, dt::opt.z, buf, dt::me, dt::npes, dt_key(dt::seed, dt::me, salt), dt::kerr);
+  dt::launch(k_ptr_store, dt::opt.w, dt::opt.z, buf, dt::me, dt::npes, mapped, dt_key(dt::seed, dt::me, salt), dt::kerr);
   dt::check_kernel("stores through rocshmem_ptr");
   dt::barrier();
   std::vector<int> got(words), want(words);
   dt::to_host(got.data(), buf, words * sizeof(int));
   for (int src = 0; src < dt::npes; ++src)
-    for (unsigned t = 0; t < nt; ++t) want[size_t(src) * nt + t] = int(dt_at(dt_key(dt::seed, src, salt), dt_u64(dt::me) * nt + t));
+    for (unsigned t = 0; t < nt; ++t)
+      want[size_t(src) * nt + t] =
+          (mapped >> src) & 1 ? int(dt_at(dt_key(dt::seed, src, salt), dt_u64(dt::me) * nt + t)) : 0;
   dt::compare(got.data(), want.data(), words, sizeof(int), "buffer after stores through rocshmem_ptr (index = src_pe * threads + thread)");
-  dt::launch(k_ptr_load, dt::opt.w, dt::opt.z, buf, dt::npes, dt::seed, salt, dt::kerr);
+  dt::launch(k_ptr_load, dt::opt.w, dt::opt.z, buf, dt::npes, mapped, dt::seed, salt, dt::kerr);
   dt::check_kernel("loads through rocshmem_ptr (at = pe * 1000000 + src * threads + thread)");
   dt::barrier();
   dt::release(buf);

@@ -63,7 +63,9 @@ static void check_init_after_finalize(const char *self) {
   char *envp[512];
   int k = 0;
   for (char **e = environ; *e && k < 510; e++)
-    if (strncmp(*e, "ROCSHMEM_RUN_", 13) != 0 && strncmp(*e, "OMPI_", 5) != 0 && strncmp(*e, "PMIX_", 5) != 0) envp[k++] = *e;
+    if (strncmp(*e, "ROCSHMEM_RUN_", 13) != 0 && strncmp(*e, "OMPI_", 5) != 0 && strncmp(*e, "PMIX_", 5) != 0 &&
+        strncmp(*e, "ROCSHMEM_BACKEND=", 17) != 0) /* a lone process cannot use RO (no MPI) */
+      envp[k++] = *e;
   envp[k] = NULL;
   int fds[2];
   REQUIRE(pipe(fds) == 0, "pipe");

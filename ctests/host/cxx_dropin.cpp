@@ -34,7 +34,7 @@ int main() {
 
   CHECK(ROCSHMEM_TEAM_WORLD != ROCSHMEM_TEAM_INVALID, "ROCSHMEM_TEAM_WORLD is INVALID after init");
   CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_WORLD) == n && rocshmem_team_my_pe(ROCSHMEM_TEAM_WORLD) == me, "world team");
-  CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED) == n, "shared team");
+  CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED) == hu_node_size(me, n), "shared team");
   CHECK(gpu_view_team_world == ROCSHMEM_TEAM_WORLD && gpu_view_team_shared == ROCSHMEM_TEAM_SHARED,
         "the unmangled ROCSHMEM_TEAM_WORLD/_SHARED host copies differ from the C++ handles");
   CHECK(gpu_view_ctx_default == ROCSHMEM_CTX_DEFAULT, "the unmangled ROCSHMEM_CTX_DEFAULT differs");

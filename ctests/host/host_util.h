@@ -123,4 +123,25 @@ static inline int hu_count_lines(const char *s) {
   return n;
 }
 
+/* The placement a test may expect (the RO tests, ctests/ro, run these programs on pretend
+ * nodes): PE p is on node p / PES_PER_NODE (unset: every PE on one node). Under
+ * ROCSHMEM_BACKEND=ro with ROCSHMEM_DISABLE_MIXED_IPC=1 a PE maps only itself. */
+static inline int hu_pes_per_node(int n) {
+  const char *s = getenv("PES_PER_NODE");
+  int k = s ? atoi(s) : 0;
+  return k > 0 ? k : n;
+}
+static inline int hu_node_start(int pe, int n) { return pe / hu_pes_per_node(n) * hu_pes_per_node(n); }
+static inline int hu_node_size(int pe, int n) {
+  int k = hu_pes_per_node(n), s = hu_node_start(pe, n);
+  return n - s < k ? n - s : k;
+}
+/* Whether rocshmem_ptr from `me` to `pe` is expected to be non-NULL. */
+static inline int hu_mapped(int me, int pe, int n) {
+  const char *b = getenv("ROCSHMEM_BACKEND"), *d = getenv("ROCSHMEM_DISABLE_MIXED_IPC");
+  if (pe == me) return 1;
+  if (b && strcmp(b, "ro") == 0 && d && atoi(d) != 0) return 0;
+  return hu_node_start(me, n) == hu_node_start(pe, n);
+}
+
 #endif

@@ -83,11 +83,13 @@ int main(void) {
   CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_WORLD) == n && rocshmem_team_my_pe(ROCSHMEM_TEAM_WORLD) == me, "WORLD: %d/%d",
         rocshmem_team_my_pe(ROCSHMEM_TEAM_WORLD), rocshmem_team_n_pes(ROCSHMEM_TEAM_WORLD));
   CHECK(ROCSHMEM_TEAM_SHARED != ROCSHMEM_TEAM_INVALID, "ROCSHMEM_TEAM_SHARED is INVALID");
-  CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED) == n, "all PEs share this node: SHARED has %d PEs",
-        rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED));
-  CHECK(rocshmem_team_my_pe(ROCSHMEM_TEAM_SHARED) == me, "SHARED my_pe = %d", rocshmem_team_my_pe(ROCSHMEM_TEAM_SHARED));
-  for (int p = 0; p < n; p++)
-    CHECK(rocshmem_team_translate_pe(ROCSHMEM_TEAM_SHARED, p, ROCSHMEM_TEAM_WORLD) == p, "SHARED %d -> WORLD", p);
+  /* SHARED: the PEs of this node (all of them, unless the test runs on pretend nodes). */
+  int ns = hu_node_size(me, n), s0 = hu_node_start(me, n);
+  CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED) == ns, "SHARED has %d PEs, want %d",
+        rocshmem_team_n_pes(ROCSHMEM_TEAM_SHARED), ns);
+  CHECK(rocshmem_team_my_pe(ROCSHMEM_TEAM_SHARED) == me - s0, "SHARED my_pe = %d", rocshmem_team_my_pe(ROCSHMEM_TEAM_SHARED));
+  for (int p = 0; p < ns; p++)
+    CHECK(rocshmem_team_translate_pe(ROCSHMEM_TEAM_SHARED, p, ROCSHMEM_TEAM_WORLD) == s0 + p, "SHARED %d -> WORLD", p);
   rocshmem_barrier(ROCSHMEM_TEAM_SHARED);
   rocshmem_team_sync(ROCSHMEM_TEAM_WORLD);
 
@@ -122,7 +124,8 @@ int main(void) {
   /* Evens and SHARED/WORLD translate both ways. */
   if (me % 2 == 0)
     for (int i = 0; i < ne; i++)
-      CHECK(rocshmem_team_translate_pe(evens, i, ROCSHMEM_TEAM_SHARED) == 2 * i, "evens %d -> SHARED", i);
+      CHECK(rocshmem_team_translate_pe(evens, i, ROCSHMEM_TEAM_SHARED) ==
+                (hu_node_start(2 * i, n) == s0 ? 2 * i - s0 : -1), "evens %d -> SHARED", i);
   /* A split of a split: every other even PE (world 0, 4, 8, ...). */
   if (me % 2 == 0) {
     rocshmem_team_t quarter;

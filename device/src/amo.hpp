@@ -11,11 +11,16 @@
 #define ROCSHMEM_DEVICE_AMO_HPP
 
 #include "common.hpp"
+#include "ro.hpp"
 
 namespace rocshmem {
 namespace dev {
 
 enum class AmoOp { fetch, set, swap, compare_swap, fetch_inc, inc, fetch_add, add, fetch_and, and_, fetch_or, or_, fetch_xor, xor_ };
+// The RO backend sends these values to the proxy (ROCSHMEM_RO_AMO_*, src/device_abi.rs).
+static_assert(int(AmoOp::fetch) == ROCSHMEM_RO_AMO_FETCH && int(AmoOp::compare_swap) == ROCSHMEM_RO_AMO_COMPARE_SWAP &&
+                  int(AmoOp::add) == ROCSHMEM_RO_AMO_ADD && int(AmoOp::xor_) == ROCSHMEM_RO_AMO_XOR,
+              "AmoOp follows the RO codes");
 
 template <class T>
 struct Word {
@@ -48,6 +53,16 @@ template <class T, AmoOp OP>
 ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) {
   using W = typename Word<T>::type;
   using namespace platform;
+  if (ro::active()) {
+    // Every atomic goes through the proxy: MPI atomics are atomic only among themselves.
+    constexpr bool fetching = !(OP == AmoOp::set || OP == AmoOp::inc || OP == AmoOp::add || OP == AmoOp::and_ ||
+                                OP == AmoOp::or_ || OP == AmoOp::xor_);
+    uint64_t v = 0, c = 0;
+    __builtin_memcpy(&v, &value, sizeof(T));
+    __builtin_memcpy(&c, &cond, sizeof(T));
+    uint64_t r = ro::amo(ctx, uint8_t(OP), dest, v, c, sizeof(T), ctx_world_pe(ctx_entry(ctx), pe), fetching);
+    return from_word<T>(W(r));
+  }
   W *w = reinterpret_cast<W *>(ctx_peer_ptr(ctx, dest, pe));
   const W v = to_word(value);
   constexpr Scope S = Scope::system;

@@ -17,6 +17,7 @@
 #include "common.hpp"
 #include "numeric.hpp"
 #include "sync.hpp"
+#include "ro.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -33,11 +34,18 @@ ROCSHMEM_DEV_INLINE CollCtx coll_ctx(rocshmem_ctx_t ctx, rocshmem_team_t team) {
   return CollCtx{c->state, team_ok(t) ? t : nullptr};
 }
 
+/** RO backend and a member only the proxy reaches: the proxy runs the collective with MPI. */
+ROCSHMEM_DEV_INLINE bool by_proxy(const CollCtx &cc) { return ro::active() && cc.t->ro_remote > 0; }
+
 template <Grp G>
 ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
                                      size_t bytes, int pe_root) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
+  if (by_proxy(cc)) {
+    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_BROADCAST, dest, source, bytes, 0, 0, pe_root);
+    return ROCSHMEM_SUCCESS;
+  }
   team_sync<G>(cc.s, cc.t, true);
   const void *from = cc.t->my_pe == pe_root ? source : peer_ptr(cc.s, source, world_pe(cc.t, pe_root));
   if (from != dest) grp_copy<G>(dest, from, bytes);
@@ -50,6 +58,10 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
                                     size_t bytes) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
+  if (by_proxy(cc)) {
+    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_FCOLLECT, dest, source, bytes);
+    return ROCSHMEM_SUCCESS;
+  }
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes;
   char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
@@ -67,6 +79,10 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
                                     size_t bytes) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
+  if (by_proxy(cc)) {
+    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALL, dest, source, bytes);
+    return ROCSHMEM_SUCCESS;
+  }
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   for (int k = 0; k < n; ++k) {
@@ -90,6 +106,13 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   (void)dest_nelems;
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
+  if (by_proxy(cc)) {
+    // The arguments live on the issuing thread's stack until the proxy is done with them.
+    rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
+                               source_displs};
+    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALLV, nullptr, &args, 0, ro::dtype<T>());
+    return ROCSHMEM_SUCCESS;
+  }
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   if (uint64_t(n) * 8 > cc.s->dev_scratch_bytes) return ROCSHMEM_ERROR;
   uint64_t *mine = reinterpret_cast<uint64_t *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
@@ -127,6 +150,11 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || nreduce < 0) return ROCSHMEM_ERROR;
   const size_t count = size_t(nreduce);
+  if (by_proxy(cc)) {
+    ro::team_op<G>(cc.s, cc.t, scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE, dest, source, count,
+                   ro::dtype<T>(), uint8_t(OP));
+    return ROCSHMEM_SUCCESS;
+  }
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
   const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);

@@ -17,6 +17,7 @@
 #define ROCSHMEM_DEVICE_SYNC_HPP
 
 #include "common.hpp"
+#include "ro.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -24,6 +25,15 @@ namespace dev {
 template <Grp G>
 ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
   using namespace platform;
+  if (ro::active()) {
+    // Members only the proxy reaches: an MPI barrier once the earlier commands completed.
+    if (t->ro_remote > 0) {
+      return ro::team_op<G>(s, t, release ? ROCSHMEM_RO_BARRIER : ROCSHMEM_RO_SYNC, nullptr, nullptr, 0);
+    }
+    // All mapped: the load/store barrier below, once this group's commands have completed.
+    grp_sync<G>();
+    if (grp_rank<G>() == 0) ro::order(s, true);
+  }
   grp_sync<G>();  // the group's earlier stores are visible to the threads that signal
   const int n = t->n_pes, me = t->my_pe;
   SyncSlot mine = sync_slot(s, t->slot, s->my_pe);

@@ -72,12 +72,14 @@ fn rma_on_stream(
         if nelems == 0 {
             return Ok(());
         }
-        let remote = rt.heap.peer_addr(sym as usize, nelems, wpe, what)?;
+        // Symmetric on this PE; the kernel path reaches peers this PE does not map (RO backend).
+        rt.heap.offset_of(sym as usize, nelems, what)?;
         if local.is_null() {
             return Err(Error::NullPointer(if get { "destination" } else { "source" }));
         }
         if rt.gpu.platform() != Platform::Host && nelems >= COPY_THRESHOLD {
             // A GPU's copy engine, between the local buffer and the peer's mapped heap.
+            let remote = rt.heap.peer_addr(sym as usize, nelems, wpe, what)?;
             let (dst, src) = if get { (dest.cast::<u8>(), remote as *const u8) } else { (remote, source.cast::<u8>()) };
             // SAFETY: the symmetric side is checked; the local side is the caller's buffer.
             return unsafe { stream::enqueue(rt, call, stream, Work::Copy { dst, src, len: nelems }) };

@@ -93,8 +93,9 @@ enum Link {
         client: HubClient,
         // The hub thread, when this process hosts it (MPI rank 0).
         _hub: Option<hub::Hub>,
+        /// The loaded MPI and the communicator the job was started on (MPI init only).
         #[cfg(feature = "mpi")]
-        mpi: Option<mpi::Mpi>,
+        mpi: Option<(mpi::Mpi, mpi_sys::MPI_Comm)>,
     },
 }
 
@@ -118,11 +119,21 @@ impl Job {
             Link::Hub { client, .. } => {
                 let r = client.finalize();
                 #[cfg(feature = "mpi")]
-                if let Link::Hub { mpi: Some(m), .. } = &self.link {
+                if let Link::Hub { mpi: Some((m, _)), .. } = &self.link {
                     m.finalize_if_ours();
                 }
                 r
             }
+        }
+    }
+
+    /// The loaded MPI and the communicator whose rank i is PE i, when the job was started
+    /// through MPI (mpirun, or init with an MPI communicator).
+    #[cfg(feature = "mpi")]
+    pub fn mpi(&self) -> Option<(&mpi::Mpi, mpi_sys::MPI_Comm)> {
+        match &self.link {
+            Link::Hub { mpi: Some((m, c)), .. } => Some((m, *c)),
+            _ => None,
         }
     }
 
@@ -259,7 +270,7 @@ fn start_mpi(comm: Option<*mut std::ffi::c_void>, info: PeInfo, cfg: &Config, on
     let uid = UniqueId::from_bytes(&bytes)?;
     let mut job = join(&uid, rank, size, info, cfg, on_abort, hub, "MPI")?;
     if let Link::Hub { mpi, .. } = &mut job.link {
-        *mpi = Some(m);
+        *mpi = Some((m, comm));
     }
     Ok(job)
 }

@@ -19,7 +19,7 @@ type FnAbort = unsafe extern "C" fn(MPI_Comm, c_int) -> c_int;
 
 /// The loaded MPI library and the few functions the bootstrap uses.
 pub struct Mpi {
-    _lib: Library,
+    lib: Library,
     initialized: FnInitialized,
     finalized: FnInitialized,
     init_thread: FnInitThread,
@@ -39,6 +39,14 @@ pub struct Mpi {
 // MPI_THREAD_MULTIPLE.
 unsafe impl Send for Mpi {}
 unsafe impl Sync for Mpi {}
+
+/// `name` in `lib`, or the error saying which symbol the Open MPI ABI lacks.
+fn lookup(lib: &Library, name: &str) -> Result<*mut c_void> {
+    // SAFETY: looked up as an untyped address; callers cast it to the type MPI declares.
+    unsafe { lib.get::<*mut c_void>(name.as_bytes()) }.map(|s| s.into_raw()).map_err(|e| {
+        Error::Mpi(format!("{name} not found in the MPI library ({e}); rocSHMEM supports the Open MPI ABI"))
+    })
+}
 
 const THREAD_MULTIPLE: c_int = mpi_sys::MPI_THREAD_MULTIPLE as c_int;
 
@@ -67,13 +75,7 @@ impl Mpi {
         };
         // SAFETY: each symbol is looked up with the C type MPI declares for it.
         unsafe {
-            let sym = |n: &str| -> Result<*mut c_void> {
-                lib.get::<*mut c_void>(n.as_bytes()).map(|s| s.into_raw()).map_err(|e| {
-                    Error::Mpi(format!(
-                        "{n} not found in the MPI library ({e}); rocSHMEM's MPI bootstrap supports the Open MPI ABI"
-                    ))
-                })
-            };
+            let sym = |n: &str| lookup(&lib, n);
             let mut mpi = Mpi {
                 initialized: std::mem::transmute::<*mut c_void, FnInitialized>(sym("MPI_Initialized")?),
                 finalized: std::mem::transmute::<*mut c_void, FnInitialized>(sym("MPI_Finalized")?),
@@ -88,11 +90,18 @@ impl Mpi {
                 null: MPI_Comm(sym("ompi_mpi_comm_null")?.cast()),
                 byte: MPI_Datatype(sym("ompi_mpi_byte")?.cast()),
                 initialized_by_us: false,
-                _lib: lib,
+                lib,
             };
             mpi.init_if_needed()?;
             Ok(mpi)
         }
+    }
+
+    /// The address of `name` in the loaded MPI library (a function, or one of Open MPI's
+    /// predefined objects, whose address is the handle). The RO backend resolves the rest of
+    /// the MPI functions it needs through this.
+    pub fn symbol(&self, name: &str) -> Result<*mut c_void> {
+        lookup(&self.lib, name)
     }
 
     fn init_if_needed(&mut self) -> Result<()> {

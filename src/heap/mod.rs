@@ -157,11 +157,12 @@ impl Control {
 pub struct SymmetricHeap {
     pub my_pe: usize,
     pub n_pes: usize,
-    /// Host control segment of every PE, as mapped in this process (ours at `my_pe`).
-    host: Vec<Segment>,
+    /// Host control segment of every PE, as mapped in this process (ours at `my_pe`); None
+    /// for a peer this process does not map (RO backend: reached through MPI).
+    host: Vec<Option<Segment>>,
     /// Device segment of every PE (device synchronisation area + user heap) when it is not the
     /// host segment: GPU memory, mapped here through IPC handles.
-    device: Option<Vec<Segment>>,
+    device: Option<Vec<Option<Segment>>>,
     pub control: ControlLayout,
     /// Bytes for user allocations (ROCSHMEM_HEAP_SIZE).
     pub user_len: usize,
@@ -191,8 +192,8 @@ impl SymmetricHeap {
     /// segment of ours is zeroed here (GPU allocations are not).
     pub fn new(
         my_pe: usize,
-        host: Vec<Segment>,
-        device: Option<Vec<Segment>>,
+        host: Vec<Option<Segment>>,
+        device: Option<Vec<Option<Segment>>>,
         control: ControlLayout,
         user_len: usize,
         gpu: Arc<dyn GpuRuntime>,
@@ -212,24 +213,37 @@ impl SymmetricHeap {
             alloc: Mutex::new(Allocator::new(user_len)),
             gpu,
         };
-        if let Some(d) = &heap.device {
+        if heap.host.get(my_pe).is_none_or(Option::is_none) || heap.device.as_ref().is_some_and(|d| d[my_pe].is_none())
+        {
+            return Err(Error::invalid("symmetric heap: this PE's own segment is missing"));
+        }
+        if let Some(Some(d)) = heap.device.as_ref().map(|d| &d[my_pe]) {
             // SAFETY: our whole device segment.
-            unsafe { heap.gpu.fill(d[my_pe].base, 0, d[my_pe].len)? };
+            unsafe { heap.gpu.fill(d.base, 0, d.len)? };
         }
         heap.control(my_pe).header().magic.store(CONTROL_MAGIC, std::sync::atomic::Ordering::Relaxed);
         Ok(heap)
     }
 
+    /// PE `pe`'s control region as mapped here. Only for mapped PEs (see [`Self::mapped`]).
     pub fn control(&self, pe: usize) -> Control {
-        Control { base: self.host[pe].base, layout: self.control }
+        let seg = self.host[pe].as_ref().expect("the control region of a PE this process does not map");
+        Control { base: seg.base, layout: self.control }
     }
 
-    /// Start of PE `pe`'s device segment in this process (`rocshmem_device_state::heap_bases`).
+    /// Whether this process maps PE `pe`'s segments (always on IPC; RO: same-node peers).
+    pub fn mapped(&self, pe: usize) -> bool {
+        self.host.get(pe).is_some_and(Option::is_some)
+    }
+
+    /// Start of PE `pe`'s device segment in this process (`rocshmem_device_state::heap_bases`),
+    /// 0 when this process does not map it.
     pub fn device_base(&self, pe: usize) -> usize {
-        match &self.device {
-            Some(d) => d[pe].base as usize,
-            None => self.host[pe].base as usize,
-        }
+        let seg = match &self.device {
+            Some(d) => d[pe].as_ref(),
+            None => self.host[pe].as_ref(),
+        };
+        seg.map_or(0, |s| s.base as usize)
     }
 
     /// Whether this process can load from and store to the user heaps (false when they are GPU
@@ -306,9 +320,15 @@ impl SymmetricHeap {
         }
     }
 
-    /// The address in PE `pe`'s heap of the object at local symmetric address `addr`.
+    /// The address in PE `pe`'s heap of the object at local symmetric address `addr`; an error
+    /// when this process does not map PE `pe` (RO backend: callers go through MPI instead).
     pub fn peer_addr(&self, addr: usize, len: usize, pe: usize, what: &'static str) -> Result<*mut u8> {
         let off = self.offset_of(addr, len, what)?;
+        if !self.mapped(pe) {
+            return Err(Error::Unsupported(format!(
+                "PE {pe} is not mapped by this PE (RO backend: reached through MPI)"
+            )));
+        }
         Ok((self.user_base(pe) + off) as *mut u8)
     }
 
@@ -349,7 +369,7 @@ impl SymmetricHeap {
 
     /// This PE's own host control segment.
     pub fn own_segment(&self) -> &Segment {
-        &self.host[self.my_pe]
+        self.host[self.my_pe].as_ref().expect("own segment")
     }
 }
 
@@ -378,10 +398,10 @@ mod tests {
         let control = ControlLayout::new(5, 2, 1, true);
         let (h, d) = control.segment_lens(1 << 20).unwrap();
         let d = d.unwrap();
-        let host: Vec<Segment> = (0..2).map(|_| gpu.create_segment("", h).unwrap()).collect();
-        let dev: Vec<Segment> = (0..2).map(|_| gpu.create_device_segment(d).unwrap()).collect();
-        let dev_bases: Vec<usize> = dev.iter().map(|s| s.base as usize).collect();
-        let host_base = host[1].base as usize;
+        let host: Vec<Option<Segment>> = (0..2).map(|_| gpu.create_segment("", h).ok()).collect();
+        let dev: Vec<Option<Segment>> = (0..2).map(|_| gpu.create_device_segment(d).ok()).collect();
+        let dev_bases: Vec<usize> = dev.iter().map(|s| s.as_ref().unwrap().base as usize).collect();
+        let host_base = host[1].as_ref().unwrap().base as usize;
         assert!(SymmetricHeap::new(1, Vec::new(), None, control, 1 << 20, gpu.clone()).is_err());
         let heap = SymmetricHeap::new(1, host, Some(dev), control, 1 << 20, gpu).unwrap();
         assert!(!heap.host_accessible());

@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 3
+#define ROCSHMEM_DEVICE_ABI_VERSION 4
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -32,6 +32,124 @@
  * PEs whose heap bases [`rocshmem_device_fast`] holds.
  */
 #define ROCSHMEM_FAST_PES 64
+
+/**
+ * `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
+ */
+#define ROCSHMEM_FAST_RO 1
+
+/**
+ * Commands in each RO queue (a power of two, at least 4).
+ */
+#define ROCSHMEM_RO_QUEUE_SLOTS 64
+
+/**
+ * The producer waits for this command: the proxy stores `result` and marks it done.
+ */
+#define ROCSHMEM_RO_FLAG_WAIT 1
+
+/**
+ * `rocshmem_ro_cmd::op`.
+ */
+#define ROCSHMEM_RO_NOP 0
+
+#define ROCSHMEM_RO_PUT 1
+
+#define ROCSHMEM_RO_PUT_NBI 2
+
+#define ROCSHMEM_RO_P 3
+
+#define ROCSHMEM_RO_GET 4
+
+#define ROCSHMEM_RO_G 5
+
+#define ROCSHMEM_RO_AMO 6
+
+#define ROCSHMEM_RO_PUT_SIGNAL 7
+
+#define ROCSHMEM_RO_FENCE 8
+
+#define ROCSHMEM_RO_QUIET 9
+
+#define ROCSHMEM_RO_BARRIER 10
+
+#define ROCSHMEM_RO_SYNC 11
+
+#define ROCSHMEM_RO_BROADCAST 12
+
+#define ROCSHMEM_RO_FCOLLECT 13
+
+#define ROCSHMEM_RO_ALLTOALL 14
+
+#define ROCSHMEM_RO_ALLTOALLV 15
+
+#define ROCSHMEM_RO_REDUCE 16
+
+#define ROCSHMEM_RO_REDUCE_SCATTER 17
+
+/**
+ * `rocshmem_ro_cmd::sub` of an AMO (the device library's `AmoOp` order).
+ */
+#define ROCSHMEM_RO_AMO_FETCH 0
+
+#define ROCSHMEM_RO_AMO_SET 1
+
+#define ROCSHMEM_RO_AMO_SWAP 2
+
+#define ROCSHMEM_RO_AMO_COMPARE_SWAP 3
+
+#define ROCSHMEM_RO_AMO_FETCH_INC 4
+
+#define ROCSHMEM_RO_AMO_INC 5
+
+#define ROCSHMEM_RO_AMO_FETCH_ADD 6
+
+#define ROCSHMEM_RO_AMO_ADD 7
+
+#define ROCSHMEM_RO_AMO_FETCH_AND 8
+
+#define ROCSHMEM_RO_AMO_AND 9
+
+#define ROCSHMEM_RO_AMO_FETCH_OR 10
+
+#define ROCSHMEM_RO_AMO_OR 11
+
+#define ROCSHMEM_RO_AMO_FETCH_XOR 12
+
+#define ROCSHMEM_RO_AMO_XOR 13
+
+/**
+ * `rocshmem_ro_cmd::dtype`: element types of reductions and alltoallv.
+ */
+#define ROCSHMEM_RO_I8 0
+
+#define ROCSHMEM_RO_I16 1
+
+#define ROCSHMEM_RO_I32 2
+
+#define ROCSHMEM_RO_I64 3
+
+#define ROCSHMEM_RO_U8 4
+
+#define ROCSHMEM_RO_U16 5
+
+#define ROCSHMEM_RO_U32 6
+
+#define ROCSHMEM_RO_U64 7
+
+#define ROCSHMEM_RO_F32 8
+
+#define ROCSHMEM_RO_F64 9
+
+/**
+ * IEEE binary16, as its bits.
+ */
+#define ROCSHMEM_RO_F16 10
+
+/**
+ * bfloat16, as its bits.
+ */
+#define ROCSHMEM_RO_BF16 11
 
 /**
  * One team. Members are the world PEs `start + i * stride` for `i < n_pes`.
@@ -58,7 +176,12 @@ typedef struct rocshmem_team_device {
    * Distance in world PEs between consecutive members.
    */
   int32_t stride;
-  int32_t reserved[2];
+  /**
+   * RO backend: members this PE reaches only through the proxy (0 on IPC). Device
+   * collectives on a team with such members are executed by the proxy with MPI.
+   */
+  int32_t ro_remote;
+  int32_t reserved;
 } rocshmem_team_device;
 
 /**
@@ -86,6 +209,100 @@ typedef struct rocshmem_ctx_device {
    */
   struct rocshmem_device_state *state;
 } rocshmem_ctx_device;
+
+/**
+ * One command. Field use per `op`:
+ * - PUT / PUT_NBI: `dst` symmetric address (as mapped here), `src` local source, `len` bytes.
+ * - P: `dst`, `value` (the low `len` bytes, len 1/2/4/8).
+ * - GET: `dst` local destination, `src` symmetric source, `len` bytes. G: `src`, `len`; the
+ *   value comes back in `result`.
+ * - AMO: `dst` symmetric word, `sub` a `ROCSHMEM_RO_AMO_<op>` code, `len` 4 or 8, `value`, `cond`
+ *   (compare value); the old value comes back in `result` when fetching.
+ * - PUT_SIGNAL: PUT of `dst/src/len`, then the signal: `cond` symmetric signal address, `value`
+ *   signal value, `sub` 0 set / 1 add (upstream's ROCSHMEM_SIGNAL_SET / _ADD).
+ * - FENCE, QUIET: nothing; QUIET completes when every earlier command of every queue has
+ *   completed remotely.
+ * - BARRIER / SYNC: `cond` team slot. Completes every earlier command first (barrier).
+ * - BROADCAST: `cond` team slot, `pe` root (team index), `dst`, `src`, `len` bytes.
+ * - FCOLLECT / ALLTOALL: `cond` team slot, `dst`, `src`, `len` bytes per member.
+ * - ALLTOALLV: `cond` team slot, `src` address of a [`rocshmem_ro_alltoallv`] that the
+ *   producer keeps alive until done; `dtype` element type.
+ * - REDUCE / REDUCE_SCATTER: `cond` team slot, `dst`, `src`, `len` elements (per member for
+ *   the scatter form), `dtype` a `ROCSHMEM_RO_<type>` code, `sub` the operation (0 sum, 1 max,
+ *   2 min, 3 prod, 4 and, 5 or, 6 xor: the device library's `Op`).
+ */
+typedef struct rocshmem_ro_cmd {
+  /**
+   * Ring sequence word (see above). Written last by the producer, with release.
+   */
+  uint64_t seq;
+  /**
+   * A `ROCSHMEM_RO_<op>` code.
+   */
+  uint8_t op;
+  uint8_t sub;
+  uint8_t dtype;
+  /**
+   * [`ROCSHMEM_RO_FLAG_WAIT`].
+   */
+  uint8_t flags;
+  /**
+   * Target world PE (RMA, AMO, signal); root member (broadcast).
+   */
+  int32_t pe;
+  uint64_t dst;
+  uint64_t src;
+  uint64_t len;
+  uint64_t value;
+  uint64_t cond;
+  /**
+   * Written by the proxy before it marks a waited-for command done.
+   */
+  uint64_t result;
+} rocshmem_ro_cmd;
+
+/**
+ * One queue: the producers' ticket counter and the proxy's progress on separate 64-byte
+ * lines, then the commands.
+ */
+typedef struct rocshmem_ro_queue {
+  /**
+   * Next ticket (producers, fetch_add).
+   */
+  uint64_t tail;
+  uint64_t pad0[7];
+  /**
+   * Tickets the proxy has taken (for diagnostics; producers never wait on it).
+   */
+  uint64_t head;
+  uint64_t pad1[7];
+  /**
+   * `ROCSHMEM_RO_QUEUE_SLOTS` commands.
+   */
+  struct rocshmem_ro_cmd *cmds;
+  uint64_t pad2[7];
+} rocshmem_ro_queue;
+
+/**
+ * The RO backend's device-visible part, reached from `rocshmem_device_state::ro`.
+ */
+typedef struct rocshmem_ro_device {
+  /**
+   * Queues; a work-group uses queue `wg_id % n_queues`.
+   */
+  uint32_t n_queues;
+  /**
+   * Commands per queue ([`ROCSHMEM_RO_QUEUE_SLOTS`]).
+   */
+  uint32_t slots;
+  struct rocshmem_ro_queue *queues;
+  /**
+   * Set by the proxy when it stops (finalize or a fatal error): producers give up instead of
+   * waiting for ever.
+   */
+  uint32_t stopped;
+  uint32_t reserved;
+} rocshmem_ro_device;
 
 /**
  * Everything device code needs, reached through one pointer.
@@ -129,6 +346,10 @@ typedef struct rocshmem_device_state {
    */
   int32_t ctx_pool_start;
   int32_t ctx_pool_len;
+  /**
+   * RO backend: the command queues the host proxy serves; NULL on the IPC backend.
+   */
+  struct rocshmem_ro_device *ro;
 } rocshmem_device_state;
 
 /**
@@ -147,7 +368,10 @@ typedef struct rocshmem_device_fast {
    * Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
    */
   int32_t n_bases;
-  int32_t reserved;
+  /**
+   * [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+   */
+  int32_t flags;
   /**
    * The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
    * one, or NULL, addresses world PEs without reading its entry.
@@ -162,5 +386,17 @@ typedef struct rocshmem_device_fast {
    */
   uint64_t heap_bases[ROCSHMEM_FAST_PES];
 } rocshmem_device_fast;
+
+/**
+ * The arguments of an ALLTOALLV command (element counts and displacements per member).
+ */
+typedef struct rocshmem_ro_alltoallv {
+  uint64_t dest;
+  const uintptr_t *dest_nelems;
+  const uintptr_t *dest_displs;
+  uint64_t source;
+  const uintptr_t *source_nelems;
+  const uintptr_t *source_displs;
+} rocshmem_ro_alltoallv;
 
 #endif  /* ROCSHMEM_DEVICE_ABI_H */

@@ -1,0 +1,241 @@
+/**
+ * @file ro.hpp
+ * The device side of the RO backend (docs/ro.md): operations on PEs this process cannot reach
+ * by load/store (their heap base is 0), and every atomic, become commands in a queue that a
+ * proxy thread of the core runs with MPI. The queue layout and protocol are defined once, in
+ * src/device_abi.rs (rocshmem_ro_*).
+ *
+ * Every RO operation is issued by one thread; the group forms sync around it. Commands that
+ * return something or must be complete when the call returns (get, g, fetching atomics, put,
+ * quiet, barriers, collectives) wait for the proxy; p, non-fetching atomics and fences do not
+ * (the queue keeps them in order, and a later quiet waits for them).
+ */
+#ifndef ROCSHMEM_DEVICE_RO_HPP
+#define ROCSHMEM_DEVICE_RO_HPP
+
+#include "common.hpp"
+
+namespace rocshmem {
+namespace dev {
+namespace ro {
+
+/**
+ * Is the RO backend active in this process? Host platform only for now: the core refuses
+ * ROCSHMEM_BACKEND=ro on GPU platforms (docs/ro.md), so GPU builds compile every RO path out
+ * and their operations stay exactly the IPC code.
+ */
+ROCSHMEM_DEV_INLINE bool active() {
+  return platform::kPlatform == 0 && (rocshmemi_device_fast.flags & ROCSHMEM_FAST_RO) != 0;
+}
+
+/** Is world PE `pe` mapped here (reachable by load/store)? */
+ROCSHMEM_DEV_INLINE bool mapped(const rocshmem_device_state *s, int pe) {
+  if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe] != 0;
+  return platform::load_readonly(s->heap_bases + pe) != 0;
+}
+
+/** World PE of context PE `pe`, and whether the RO path must carry an RMA to it. */
+ROCSHMEM_DEV_INLINE bool remote(rocshmem_ctx_t ctx, int pe, int *world) {
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  *world = ctx_world_pe(c, pe);
+  return !mapped(c->state, *world);
+}
+
+/** The queue of the calling work-group. */
+ROCSHMEM_DEV_INLINE rocshmem_ro_queue *my_queue(const rocshmem_ro_device *ro) {
+  return ro->queues + platform::block_id() % ro->n_queues;
+}
+
+/**
+ * One round of waiting for the proxy. On the host platform the proxy is a thread of this
+ * process competing with every "GPU thread" for a few cores: sleep from the start (1 us,
+ * doubling to 100 us) instead of spinning and yielding, or 4 PEs x 64 waiting threads on 2
+ * cores starve the proxies (measured: minutes instead of seconds).
+ */
+ROCSHMEM_DEV_INLINE void wait_round(uint32_t round) { platform::backoff(platform::kPlatform == 0 ? round + 12 : round); }
+
+/** What a command's producer fills in (the slot's other fields are the ring's). */
+struct Cmd {
+  uint8_t op = ROCSHMEM_RO_NOP, sub = 0, dtype = 0;
+  int32_t pe = 0;
+  uint64_t dst = 0, src = 0, len = 0, value = 0, cond = 0;
+};
+
+template <class T>
+ROCSHMEM_DEV_INLINE uint64_t addr(T *p) {
+  return reinterpret_cast<uint64_t>(p);
+}
+
+/**
+ * Hands `c` to the proxy; with `wait`, returns once it ran, with its result. Waits for a free
+ * slot first (the ring is bounded: back-pressure, never an overrun). If the proxy has stopped
+ * (finalize, or a fatal error it reported), gives up and returns 0.
+ */
+// Out of line: it is the slow path, and inlined into every operation it doubled the device
+// bitcode and the code of kernels that never use RO.
+ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_device_state *s, const Cmd &c,
+                                                               bool wait) {
+  using namespace platform;
+  rocshmem_ro_device *ro = s->ro;
+  rocshmem_ro_queue *q = my_queue(ro);
+  const uint64_t slots = ro->slots;
+  const uint64_t t = atomic_fetch_add<Scope::system, Order::relaxed>(&q->tail, uint64_t(1));
+  rocshmem_ro_cmd *slot = q->cmds + (t & (slots - 1));
+  for (uint32_t round = 0; poll_load(&slot->seq) != t; ++round) {
+    if (volatile_load(&ro->stopped)) return 0;
+    wait_round(round);
+  }
+  slot->op = c.op;
+  slot->sub = c.sub;
+  slot->dtype = c.dtype;
+  slot->flags = wait ? ROCSHMEM_RO_FLAG_WAIT : 0;
+  slot->pe = c.pe;
+  slot->dst = c.dst;
+  slot->src = c.src;
+  slot->len = c.len;
+  slot->value = c.value;
+  slot->cond = c.cond;
+  slot->result = 0;
+  // Release: the proxy that sees the ticket sees the command, and every store this thread made
+  // before (data a put or a collective reads).
+  atomic_store<Scope::system, Order::release>(&slot->seq, t + 1);
+  if (!wait) return 0;
+  for (uint32_t round = 0; poll_load(&slot->seq) != t + 2; ++round) {
+    if (volatile_load(&ro->stopped)) return 0;
+    wait_round(round);
+  }
+  const uint64_t result = volatile_load(&slot->result);
+  atomic_store<Scope::system, Order::release>(&slot->seq, t + slots);
+  return result;
+}
+
+/** submit() by rank 0 of the group, the result given to every member. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE uint64_t grp_submit(const rocshmem_device_state *s, const Cmd &c, bool wait) {
+  grp_sync<G>();  // the group's stores (a put's source) are made before the command is
+  uint64_t r = 0;
+  if (grp_rank<G>() == 0) r = submit(s, c, wait);
+  return grp_broadcast<G>(r);  // implies the group's sync
+}
+
+ROCSHMEM_DEV_INLINE const rocshmem_device_state *state(rocshmem_ctx_t ctx) { return ctx_entry(ctx)->state; }
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_PUT;
+  c.pe = world;
+  c.dst = addr(dest);
+  c.src = addr(source);
+  c.len = bytes;
+  (void)grp_submit<G>(state(ctx), c, true);
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_GET;
+  c.pe = world;
+  c.dst = addr(dest);
+  c.src = addr(source);
+  c.len = bytes;
+  (void)grp_submit<G>(state(ctx), c, true);
+}
+
+template <class T>
+ROCSHMEM_DEV_INLINE void p(rocshmem_ctx_t ctx, T *dest, T value, int world) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_P;
+  c.pe = world;
+  c.dst = addr(dest);
+  c.len = sizeof(T);
+  __builtin_memcpy(&c.value, &value, sizeof(T));
+  (void)submit(state(ctx), c, false);
+}
+
+template <class T>
+ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int world) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_G;
+  c.pe = world;
+  c.src = addr(source);
+  c.len = sizeof(T);
+  uint64_t r = submit(state(ctx), c, true);
+  T v;
+  __builtin_memcpy(&v, &r, sizeof(T));
+  return v;
+}
+
+/** An atomic on a 4- or 8-byte word of world PE `world`; `fetch`: wait for the old value. */
+ROCSHMEM_DEV_INLINE uint64_t amo(rocshmem_ctx_t ctx, uint8_t op, void *dest, uint64_t value, uint64_t cond,
+                                 unsigned width, int world, bool fetch) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_AMO;
+  c.sub = op;
+  c.pe = world;
+  c.dst = addr(dest);
+  c.len = width;
+  c.value = value;
+  c.cond = cond;
+  return submit(state(ctx), c, fetch);
+}
+
+/** The signal update of put-with-signal / signal_op (set or add), alone or after a put. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes,
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int world, bool wait) {
+  Cmd c;
+  c.op = ROCSHMEM_RO_PUT_SIGNAL;
+  c.sub = sig_op == ROCSHMEM_SIGNAL_ADD ? 1 : 0;
+  c.pe = world;
+  c.dst = addr(dest);
+  c.src = addr(source);
+  c.len = bytes;
+  c.value = signal;
+  c.cond = addr(sig_addr);
+  (void)grp_submit<G>(state(ctx), c, wait);
+}
+
+/** fence (no wait: later commands of this queue run after the earlier ones complete) or quiet. */
+ROCSHMEM_DEV_INLINE void order(const rocshmem_device_state *s, bool quiet) {
+  Cmd c;
+  c.op = quiet ? ROCSHMEM_RO_QUIET : ROCSHMEM_RO_FENCE;
+  (void)submit(s, c, quiet);
+}
+
+/** A team operation run by the proxy with MPI (team members it cannot map). */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void team_op(const rocshmem_device_state *s, const rocshmem_team_device *t, uint8_t op,
+                                 void *dest, const void *source, uint64_t len, uint8_t dtype = 0, uint8_t sub = 0,
+                                 int root = 0) {
+  Cmd c;
+  c.op = op;
+  c.sub = sub;
+  c.dtype = dtype;
+  c.pe = root;
+  c.dst = addr(dest);
+  c.src = addr(source);
+  c.len = len;
+  c.cond = uint64_t(uint32_t(t->slot));
+  (void)grp_submit<G>(s, c, true);
+}
+
+/** The RO element type code of T (reductions, alltoallv). */
+template <class T>
+ROCSHMEM_DEV_INLINE constexpr uint8_t dtype() {
+  if constexpr (std::is_same<T, __half>::value) return ROCSHMEM_RO_F16;
+  else if constexpr (std::is_same<T, __hip_bfloat16>::value) return ROCSHMEM_RO_BF16;
+  else if constexpr (std::is_same<T, float>::value) return ROCSHMEM_RO_F32;
+  else if constexpr (std::is_same<T, double>::value) return ROCSHMEM_RO_F64;
+  else {
+    static_assert(std::is_integral<T>::value, "RO element types are integers and floats");
+    constexpr uint8_t base = std::is_signed<T>::value ? ROCSHMEM_RO_I8 : ROCSHMEM_RO_U8;
+    return sizeof(T) == 1 ? base : sizeof(T) == 2 ? base + 1 : sizeof(T) == 4 ? base + 2 : base + 3;
+  }
+}
+
+}  // namespace ro
+}  // namespace dev
+}  // namespace rocshmem
+
+#endif  // ROCSHMEM_DEVICE_RO_HPP

@@ -776,6 +776,8 @@ fn shared_team(job: &Job) -> Team {
 /// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
 pub fn finalize() -> Result<()> {
     let rt = get()?;
+    // The stream-kernel loader thread uses the runtime: it finishes first.
+    rt.gpu.stream_kernels_wait();
     // Operations still queued on host-platform streams run before the heaps go away.
     crate::stream::host::drain_all();
     PHASE.store(Phase::Finalizing as u8, Ordering::Release);

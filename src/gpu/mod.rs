@@ -230,6 +230,9 @@ pub trait GpuRuntime: Send + Sync {
     /// device globals are filled with `Runtime::module_init` once the runtime is up). Failures
     /// are kept for the first `*_on_stream` call to report. Nothing to do by default.
     fn stream_kernels_start(&self) {}
+    /// Waits for what `stream_kernels_start` started (finalize calls it before the runtime
+    /// goes away). Nothing to do by default.
+    fn stream_kernels_wait(&self) {}
     /// Most work-groups a stream helper kernel is launched with (the GPU's multiprocessor
     /// count); 1 by default.
     fn stream_max_groups(&self) -> u32 {

@@ -114,10 +114,8 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
             ro.allgather(g.set, src.cast(), all.as_mut_ptr().cast(), bytes)?;
             all.set_len(n * members);
         }
-        let sources: Vec<*const T> = (0..members).map(|k| all[k * n..].as_ptr()).collect();
-        let acc = combine(&sources, 0, n, op);
         // SAFETY: dst[0..n] checked above.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+        unsafe { combine_blocks(&all, n, dst, op) };
         return Ok(());
     }
     g.barrier(rt)?;
@@ -183,10 +181,8 @@ pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
             ro.alltoall(g.set, src.cast(), mine.as_mut_ptr().cast(), out_bytes)?;
             mine.set_len(n * members);
         }
-        let sources: Vec<*const T> = (0..members).map(|k| mine[k * n..].as_ptr()).collect();
-        let acc = combine(&sources, 0, n, op);
         // SAFETY: dst[0..n] checked above.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
+        unsafe { combine_blocks(&mine, n, dst, op) };
         return Ok(());
     }
     g.barrier(rt)?;
@@ -207,6 +203,18 @@ fn member_copies<T>(rt: &Runtime, g: &Group, src: *const T, bytes: usize) -> Res
     (0..g.set.size)
         .map(|i| rt.heap.peer_addr(src as usize, bytes, g.set.pe(i), "source").map(|p| p as *const T))
         .collect()
+}
+
+/// RO: `blocks` holds every member's n elements (member order); their combination goes to dst.
+///
+/// # Safety
+/// `dst` must be writable for n elements.
+#[cfg(feature = "mpi")]
+unsafe fn combine_blocks<T: Scalar, F: Fn(T, T) -> T + Copy>(blocks: &[T], n: usize, dst: *mut T, op: F) {
+    let sources: Vec<*const T> = blocks.chunks_exact(n).map(|b| b.as_ptr()).collect();
+    let acc = combine(&sources, 0, n, op);
+    // SAFETY: the caller's dst holds n elements; acc has n.
+    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
 }
 
 /// Elements `lo..hi` combined over all sources, in source order. `op` is a type parameter, not

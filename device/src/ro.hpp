@@ -120,10 +120,11 @@ ROCSHMEM_DEV_INLINE uint64_t grp_submit(const rocshmem_device_state *s, const Cm
 
 ROCSHMEM_DEV_INLINE const rocshmem_device_state *state(rocshmem_ctx_t ctx) { return ctx_entry(ctx)->state; }
 
+/** A put (PUT) or get (GET) of `bytes` between local and symmetric memory; waits until done. */
 template <Grp G>
-ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+ROCSHMEM_DEV_INLINE void rma(rocshmem_ctx_t ctx, uint8_t op, void *dest, const void *source, size_t bytes, int world) {
   Cmd c;
-  c.op = ROCSHMEM_RO_PUT;
+  c.op = op;
   c.pe = world;
   c.dst = addr(dest);
   c.src = addr(source);
@@ -132,14 +133,13 @@ ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *sour
 }
 
 template <Grp G>
+ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+  rma<G>(ctx, ROCSHMEM_RO_PUT, dest, source, bytes, world);
+}
+
+template <Grp G>
 ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
-  Cmd c;
-  c.op = ROCSHMEM_RO_GET;
-  c.pe = world;
-  c.dst = addr(dest);
-  c.src = addr(source);
-  c.len = bytes;
-  (void)grp_submit<G>(state(ctx), c, true);
+  rma<G>(ctx, ROCSHMEM_RO_GET, dest, source, bytes, world);
 }
 
 template <class T>

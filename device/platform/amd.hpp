@@ -233,6 +233,10 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
     __builtin_amdgcn_s_sleep(127);
 }
 
+/** park/unpark (platform.hpp): a GPU has no futex; the waiter polls with backoff(). */
+ROCSHMEM_DEV_INLINE void park(const uint64_t *, uint64_t, uint32_t round) { backoff(round); }
+ROCSHMEM_DEV_INLINE void unpark(const uint64_t *) {}
+
 // ---- clock ------------------------------------------------------------------------------
 /** The constant 100 MHz "real time" counter (CDNA, RDNA), in ns. */
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {

@@ -178,7 +178,9 @@ ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
 /**
  * Called with round = 0, 1, 2, ... while polling. Spins briefly (a peer on another core may
  * answer at once), then yields, then sleeps 1 us doubling to 100 us: with 8 PEs x hundreds of
- * threads on 2 cores the writer needs the core more than the poller does.
+ * threads on 2 cores the writer needs the core more than the poller does. After about 10 ms
+ * of waiting it sleeps 1 ms: hundreds of pollers waking every 100 us kept the cores busy
+ * switching between them (measured: two 4-PE jobs side by side, 2 s alone, 35 s together).
  */
 ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   if (round < 4) {
@@ -186,13 +188,26 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   } else if (round < 12) {
     sched_yield();
   } else {
-    uint32_t shift = round - 12;
-    long ns = shift >= 7 ? 100000L : 1000L << shift;
-    if (ns > 100000L) ns = 100000L;
+    const uint32_t shift = round - 12;
+    const long ns = shift < 7 ? 1000L << shift : shift < 107 ? 100000L : 1000000L;
     struct timespec ts = {0, ns};
     nanosleep(&ts, nullptr);
   }
 }
+
+/**
+ * Waits for a word that a thread of this process changes and then unparks (the RO proxy
+ * answering a command): spins briefly, then blocks on a futex until woken (or 1 ms). Blocked
+ * waiters use no CPU, so the proxy they wait for gets the core.
+ */
+ROCSHMEM_DEV_INLINE void park(const uint64_t *word, uint64_t seen, uint32_t round) {
+  if (round < 4) {
+    for (uint32_t i = 0, n = 16u << round; i < n; i++) detail::cpu_relax();
+  } else {
+    host::park(word, seen);
+  }
+}
+ROCSHMEM_DEV_INLINE void unpark(const uint64_t *word) { host::unpark(word); }
 
 // ---- clock ------------------------------------------------------------------------------
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {

@@ -156,6 +156,15 @@ void outside_kernel(const char *what) {
       what);
 }
 
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "park(): the low half of a word is its first 4 bytes");
+
+void park(const uint64_t *word, uint64_t seen) {
+  struct timespec limit = {0, 1000000};  // bounded: a wake that raced past us costs 1 ms, not a hang
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, static_cast<uint32_t>(seen), &limit, nullptr, 0);
+}
+
+void unpark(const uint64_t *word) { syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0); }
+
 void group_barrier() { barrier_wait(&kernel_thread("wg_barrier").group->bar); }
 
 void wave_barrier() { barrier_wait(&kernel_thread("wave_sync").wave->bar); }

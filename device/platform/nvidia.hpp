@@ -354,6 +354,10 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
 
+/** park/unpark (platform.hpp): a GPU has no futex; the waiter polls with backoff(). */
+ROCSHMEM_DEV_INLINE void park(const uint64_t *, uint64_t, uint32_t round) { backoff(round); }
+ROCSHMEM_DEV_INLINE void unpark(const uint64_t *) {}
+
 // ---- clock ------------------------------------------------------------------------------
 /** %globaltimer: nanoseconds (updated every ~1 us on most GPUs). */
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {

@@ -36,6 +36,9 @@
  *                     backoff(round): called in polling loops with round = 0,1,2,...;
  *                     GPU: short sleep (__nanosleep / s_sleep); host: spin, then yield, then
  *                     sleep, so that 8 PEs x many threads on 2 cores make progress.
+ *                     park(word, seen, round) / unpark(word): waiting for a 64-bit word that
+ *                     a thread of this process changes and then unparks; host: a futex
+ *                     (the waiter sleeps until woken); GPU: backoff(round) / nothing.
  *  clock              clock_ns(): a monotonic nanosecond clock.
  *  platform id        kPlatform (0 host, 1 amd, 2 nvidia, as rocshmem_device_state::platform)
  *

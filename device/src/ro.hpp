@@ -47,12 +47,19 @@ ROCSHMEM_DEV_INLINE rocshmem_ro_queue *my_queue(const rocshmem_ro_device *ro) {
 }
 
 /**
- * One round of waiting for the proxy. On the host platform the proxy is a thread of this
- * process competing with every "GPU thread" for a few cores: sleep from the start (1 us,
- * doubling to 100 us) instead of spinning and yielding, or 4 PEs x 64 waiting threads on 2
- * cores starve the proxies (measured: minutes instead of seconds).
+ * Waits until slot `seq` reads `want`; false if the proxy stopped first. On the host platform
+ * the proxy is a thread of this process competing with every "GPU thread" for a few cores:
+ * waiters block on a futex that the proxy wakes (platform::park), because sleeping and
+ * polling starved the proxies (measured: 4 PEs x 64 threads on 2 cores took minutes).
  */
-ROCSHMEM_DEV_INLINE void wait_round(uint32_t round) { platform::backoff(platform::kPlatform == 0 ? round + 12 : round); }
+ROCSHMEM_DEV_INLINE bool wait_seq(const rocshmem_ro_device *ro, const uint64_t *seq, uint64_t want) {
+  for (uint32_t round = 0;; ++round) {
+    const uint64_t seen = platform::poll_load(seq);
+    if (seen == want) return true;
+    if (volatile_load(&ro->stopped)) return false;
+    platform::park(seq, seen, round);
+  }
+}
 
 /** What a command's producer fills in (the slot's other fields are the ring's). */
 struct Cmd {
@@ -81,10 +88,7 @@ ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_dev
   const uint64_t slots = ro->slots;
   const uint64_t t = atomic_fetch_add<Scope::system, Order::relaxed>(&q->tail, uint64_t(1));
   rocshmem_ro_cmd *slot = q->cmds + (t & (slots - 1));
-  for (uint32_t round = 0; poll_load(&slot->seq) != t; ++round) {
-    if (volatile_load(&ro->stopped)) return 0;
-    wait_round(round);
-  }
+  if (!wait_seq(ro, &slot->seq, t)) return 0;
   slot->op = c.op;
   slot->sub = c.sub;
   slot->dtype = c.dtype;
@@ -100,12 +104,13 @@ ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_dev
   // before (data a put or a collective reads).
   atomic_store<Scope::system, Order::release>(&slot->seq, t + 1);
   if (!wait) return 0;
-  for (uint32_t round = 0; poll_load(&slot->seq) != t + 2; ++round) {
-    if (volatile_load(&ro->stopped)) return 0;
-    wait_round(round);
-  }
+  if (!wait_seq(ro, &slot->seq, t + 2)) return 0;
   const uint64_t result = volatile_load(&slot->result);
   atomic_store<Scope::system, Order::release>(&slot->seq, t + slots);
+  // A producer that took ticket t + slots waits for this slot (the fence: the store above
+  // before the load of tail; that producer takes its ticket, then reads seq).
+  fence_system();
+  if (atomic_load<Scope::system, Order::relaxed>(&q->tail) > t + slots) unpark(&slot->seq);
   return result;
 }
 

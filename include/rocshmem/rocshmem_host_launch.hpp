@@ -84,6 +84,16 @@ uint64_t wave_exchange(uint64_t v, uint32_t src_lane);
  */
 uint64_t group_exchange(uint64_t v, uint32_t src_thread);
 
+/**
+ * Sleeps until `*word` may have changed from `seen` (a futex on its low 32 bits, which on a
+ * little-endian machine start at `word`), or 1 ms has passed: callers re-check and call again.
+ * For words another thread of this process changes and then passes to unpark() (the RO
+ * queue's slot sequence words: the proxy thread wakes the producer it answered).
+ */
+void park(const uint64_t *word, uint64_t seen);
+/** Wakes every thread parked on `word`. */
+void unpark(const uint64_t *word);
+
 /** The wave size used when launch() gets 0: ROCSHMEM_HOST_WAVE_SIZE (32 or 64), else 64. */
 unsigned default_wave_size();
 

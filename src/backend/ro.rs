@@ -709,7 +709,7 @@ impl Proxy {
                     }
                     // SAFETY: the head command's slot.
                     let c = unsafe { &mut *queue.cmds.add((p.ticket % slots) as usize) };
-                    complete(c, p.ticket, slots, 0);
+                    complete(queue, c, p.ticket, slots, 0);
                     head[q] += 1;
                     word(&queue.head).store(head[q], Ordering::Relaxed);
                     did = true;
@@ -724,7 +724,7 @@ impl Proxy {
                     did = true;
                     match self.exec(c) {
                         Ok(Outcome::Done(r)) => {
-                            complete(c, t, slots, r);
+                            complete(queue, c, t, slots, r);
                             head[q] += 1;
                             word(&queue.head).store(head[q], Ordering::Relaxed);
                         }
@@ -918,13 +918,23 @@ impl Proxy {
     }
 }
 
-/// Marks ticket `t`'s command finished: done with a result for a waiting producer, else free.
-fn complete(c: &mut rocshmem_ro_cmd, t: u64, slots: u64, result: u64) {
+/// Marks ticket `t`'s command finished: done with a result for a waiting producer, else free;
+/// then wakes whoever waits on the slot (the futex protocol in `device_abi`).
+fn complete(queue: &rocshmem_ro_queue, c: &mut rocshmem_ro_cmd, t: u64, slots: u64, result: u64) {
     if c.flags & ROCSHMEM_RO_FLAG_WAIT != 0 {
         c.result = result;
         word(&c.seq).store(t + 2, Ordering::Release);
     } else {
         word(&c.seq).store(t + slots, Ordering::Release);
+        // The store before the load (a producer takes its ticket, then reads seq).
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if word(&queue.tail).load(Ordering::Relaxed) <= t + slots {
+            return; // nobody waits for this slot
+        }
+    }
+    // SAFETY: a futex wake on our own word (its low half); no memory is written.
+    unsafe {
+        libc::syscall(libc::SYS_futex, &c.seq as *const u64, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
     }
 }
 

@@ -77,13 +77,22 @@ OSHRUN=(oshrun --oversubscribe --bind-to none --mca osc ^rdma)
 # shellcheck disable=SC2206
 [ -n "${OSHRUN_ARGS:-}" ] && OSHRUN+=($OSHRUN_ARGS)
 
+# The RO backend (docs/ro.md) under mpirun, every peer through MPI (no IPC mapping).
+MPIRUN=(mpirun --oversubscribe --bind-to none -x ROCSHMEM_BACKEND=ro -x ROCSHMEM_DISABLE_MIXED_IPC=1)
+[ "$(id -u)" = 0 ] && MPIRUN+=(--allow-run-as-root)
+WITH_RO=0
+command -v mpirun >/dev/null && WITH_RO=1
+
 # run <lib> <npes> <bench> [args]: the benchmark's stdout; stderr goes to errors.log.
+# lib: roc (rocshmem-run, IPC), ro (mpirun, ROCSHMEM_BACKEND=ro) or osh (oshrun).
 run() {
   local lib=$1 n=$2 b=$3
   shift 3
   echo "== $lib np$n $b $*" >>"$ERRLOG"
   if [ "$lib" = roc ]; then
     timeout 300 "$RUN" -n "$n" "$BIN/$b" "$@" 2>>"$ERRLOG"
+  elif [ "$lib" = ro ]; then
+    timeout 300 "${MPIRUN[@]}" -np "$n" "$BIN/$b" "$@" 2>>"$ERRLOG"
   else
     timeout 300 "${OSHRUN[@]}" -np "$n" "$BIN/oshmem_$b" "$@" 2>>"$ERRLOG"
   fi
@@ -150,6 +159,12 @@ for lib in $LIBS; do
   log "collectives: $lib"
   collect $lib 2 bench_coll 0.1
 done
+if [ "$WITH_RO" = 1 ]; then
+  log "RO backend: putmem/getmem bandwidth, atomics, ping-pong"
+  collect ro 2 bench_bw 0.2
+  collect ro 2 bench_atomic 0.2
+  collect ro 2 bench_pingpong 0.5
+fi
 T_END=$(date +%s)
 
 # ---------------------------------------------------------------- the document
@@ -271,6 +286,37 @@ END {
     if (O) line = line " | " f(v("osh", "coll", r, "GBps"), 2)
     print line " |"
   }
+
+  if (!ro) exit
+  print "\n## 7. RO backend: the same benchmarks through MPI, 2 PEs\n"
+  print "`ROCSHMEM_BACKEND=ro ROCSHMEM_DISABLE_MIXED_IPC=1` under `mpirun`: PE 1 is not mapped, so every"
+  print "put, get and atomic to it is an MPI one-sided operation on the heap's window plus a flush, and"
+  print "the peer's `wait_until` polls its own memory (docs/ro.md). *IPC* is the default backend from the"
+  print "tables above (rocshmem-run); ratios are RO ÷ the other column (times: below 1 is faster; GB/s:"
+  print "above 1 is faster). oshmem is Open MPI's OpenSHMEM, which also runs over Open MPI's transports.\n"
+  if (O) { print "| Row | RO | IPC | oshmem | RO ÷ IPC | RO ÷ oshmem |"; print "|---|---|---|---|---|---|" }
+  else { print "| Row | RO | IPC | RO ÷ IPC |"; print "|---|---|---|---|" }
+  n = 0
+  for (i = 1; i <= nrows["pingpong"]; i++) {
+    r = order["pingpong", i]; if (r == "raw_8") continue
+    nm[++n] = "ping-pong round trip, " (r == "p_8" ? "p 8 B" : "putmem " hsize(substr(r, 8)) " + p") " (µs, median)"; tb[n] = "pingpong"; rw[n] = r; mt[n] = "median_us"; dg[n] = 2
+  }
+  for (i = 1; i <= nrows["atomic"]; i++) {
+    r = order["atomic", i]; if (r !~ /^int64_/) continue
+    nm[++n] = r " (ns)"; tb[n] = "atomic"; rw[n] = r; mt[n] = "ns"; dg[n] = 0
+  }
+  for (i = 1; i <= nrows["bw"]; i++) {
+    r = order["bw", i]
+    nm[++n] = "putmem " hsize(r) " (GB/s)"; tb[n] = "bw"; rw[n] = r; mt[n] = "putmem"; dg[n] = 2
+  }
+  for (k = 1; k <= n; k++) {
+    a = v("ro", tb[k], rw[k], mt[k]); b = v("roc", tb[k], rw[k], mt[k]); c = v("osh", tb[k], rw[k], mt[k])
+    line = "| " nm[k] " | " f(a, dg[k]) " | " f(b, dg[k])
+    if (O) line = line " | " f(c, dg[k])
+    line = line " | " ratio(a, b)
+    if (O) line = line " | " ratio(a, c)
+    print line " |"
+  }
 }
 AWK
 )
@@ -298,7 +344,7 @@ page; raw numbers are in \`<build>/bench/results.txt\`, stderr of every run in
 \`<build>/bench/errors.log\`.
 
 EOF
-  awk -v osh="$WITH_OSHMEM" -v runs="$INIT_RUNS" "$TABLES_AWK" "$RES"
+  awk -v osh="$WITH_OSHMEM" -v ro="$WITH_RO" -v runs="$INIT_RUNS" "$TABLES_AWK" "$RES"
   if [ -n "$FAILS" ]; then
     printf '\n## Failed runs\n\n```\n%s\n```\n' "$FAILS"
   fi

@@ -271,7 +271,32 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
     }
 }
 
+/// Wall time of init's phases, for `ROCSHMEM_DEBUG_LEVEL=INFO` (where init's time goes).
+struct Phases {
+    start: std::time::Instant,
+    last: std::time::Instant,
+    done: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        let now = std::time::Instant::now();
+        Phases { start: now, last: now, done: Vec::new() }
+    }
+    /// Ends phase `name` (it began where the previous one ended).
+    fn mark(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.done.push((name, (now - self.last).as_secs_f64() * 1e3));
+        self.last = now;
+    }
+    fn describe(&self) -> String {
+        let parts: Vec<String> = self.done.iter().map(|(n, ms)| format!("{n} {ms:.1}")).collect();
+        format!("{:.1} ms: {}", self.start.elapsed().as_secs_f64() * 1e3, parts.join(", "))
+    }
+}
+
 fn build(method: Method) -> Result<Runtime> {
+    let mut phases = Phases::new();
     let cfg = Config::from_env()?;
     let backend = cfg.backend.trim().to_ascii_lowercase();
     let use_ro = match backend.as_str() {
@@ -309,6 +334,7 @@ fn build(method: Method) -> Result<Runtime> {
     })?;
 
     let job = bootstrap::start(method, &cfg, abort_hook())?;
+    phases.mark("bootstrap");
     crate::log::set_pe(job.my_pe as i32);
     ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
     ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
@@ -334,9 +360,11 @@ fn build(method: Method) -> Result<Runtime> {
     // The platform, chosen by every PE; all must agree (a mix cannot map each other's heaps).
     let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
     let gpu = gpu::open(&cfg.gpu, local_rank);
+    phases.mark("gpu open");
     let chosen = gpu.as_ref().map(|g| g.platform().name().as_bytes().to_vec()).map_err(Error::clone);
     let platforms = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
     let gpu = gpu?;
+    phases.mark("platform exchange");
     if let Some((pe, p)) = platforms.iter().enumerate().find(|(_, p)| **p != platforms[me]) {
         return Err(Error::invalid(format!(
             "PE {pe} runs the {} platform and PE {me} the {}: set ROCSHMEM_GPU to the same value on every PE",
@@ -379,7 +407,9 @@ fn build(method: Method) -> Result<Runtime> {
         (Ok(s), Ok(d)) => Ok(encode_handles(cfg.heap_size as u64, &s.handle, d.as_ref().map(|d| &d.handle[..]))),
         (Err(e), _) | (_, Err(e)) => Err(e.clone()),
     };
+    phases.mark("heap create");
     let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
+    phases.mark("handle exchange");
     let parts = parts.iter().map(|p| decode_handles(p)).collect::<Result<Vec<_>>>()?;
     if let Some((pe, (theirs, _, _))) = parts.iter().enumerate().find(|(_, p)| p.0 != cfg.heap_size as u64) {
         return Err(Error::invalid(format!(
@@ -415,6 +445,7 @@ fn build(method: Method) -> Result<Runtime> {
         }
     }
     exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
+    phases.mark("peer mapping");
     segments[me] = Some(own);
     dev_segments[me] = own_dev;
     let dev_segments: Option<Vec<Option<Segment>>> = dev_len.map(|_| dev_segments);
@@ -515,6 +546,7 @@ fn build(method: Method) -> Result<Runtime> {
     exchange_status(&job, globals, "setting the device globals of the program")?;
     // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
     // critical path; see docs/streams.md).
+    phases.mark("tables and device globals");
     gpu.stream_kernels_start();
     // Every PE's own heap base, so that rocshmem_align gives addresses aligned on every PE
     // (the mappings are only page aligned, and each process places them where it can). This
@@ -523,12 +555,14 @@ fn build(method: Method) -> Result<Runtime> {
     let bases: Vec<usize> =
         bases.iter().map(|b| b.as_slice().try_into().map(|b| u64::from_be_bytes(b) as usize).unwrap_or(0)).collect();
     heap.common_align = crate::heap::common_alignment(&bases);
+    phases.mark("final exchange");
     log_info!(
         "rocshmem_init",
-        "PE {me} of {n} ready ({}, {}, heap {} MiB)",
+        "PE {me} of {n} ready ({}, {}, heap {} MiB) in {}",
         job.how,
         gpu.describe(),
-        cfg.heap_size >> 20
+        cfg.heap_size >> 20,
+        phases.describe()
     );
     if me == 0 {
         // ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier): say what runs, and how.

@@ -266,7 +266,11 @@ impl CudaRuntime {
     /// context is current on this thread), else `local_rank % device count`. Then enables
     /// peer access to every device that allows it and creates the library's stream.
     pub fn new(cuda: Cuda, local_rank: usize) -> Result<CudaRuntime> {
+        // Where init's GPU time goes (ROCSHMEM_DEBUG_LEVEL=INFO).
+        let t0 = std::time::Instant::now();
+        let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
         let n = cuda.device_count()?;
+        let t_count = ms(t0);
         if n == 0 {
             return Err(Error::Gpu("the CUDA runtime sees no GPU (check CUDA_VISIBLE_DEVICES and the driver)".into()));
         }
@@ -284,6 +288,7 @@ impl CudaRuntime {
             cuda.check(&format!("cudaSetDevice({d})"), unsafe { (cuda.rt.set_device)(d) })?;
             (d, "local rank modulo the GPU count")
         };
+        let t_device = ms(t0);
         let mut peers_unreachable = Vec::new();
         for peer in (0..n as c_int).filter(|p| *p != device) {
             let mut can = 0;
@@ -313,11 +318,18 @@ impl CudaRuntime {
                 1
             }
         };
+        let t_peers = ms(t0);
         let mut stream: Stream = std::ptr::null_mut();
         // SAFETY: writes one handle.
         cuda.check("cudaStreamCreateWithFlags", unsafe {
             (cuda.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
         })?;
+        crate::log_info!(
+            "rocshmem_init",
+            "CUDA set-up (ms, cumulative): cudaGetDeviceCount {t_count:.1}, cuInit + device/context {t_device:.1}, \
+             peer access {t_peers:.1}, stream {:.1}",
+            ms(t0)
+        );
         Ok(CudaRuntime {
             cuda: Arc::new(cuda),
             host: HostRuntime::new(),
@@ -542,11 +554,14 @@ impl GpuRuntime for CudaRuntime {
 
 /// The stream helper kernels on NVIDIA: two PTX modules embedded at build time (build.rs,
 /// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions. Init
-/// only starts a thread that JIT-loads them (core first), fills each module's device globals
-/// with `Runtime::module_init` on the library's stream once the runtime is up, and resolves
-/// kernels on demand; a launch waits for its module. So init does not pay for the JIT, and a
-/// call made during graph capture never loads a module itself (the loader thread runs in
-/// relaxed capture mode, on its own non-blocking stream).
+/// only starts a thread that JIT-loads the core module, fills its device globals with
+/// `Runtime::module_init` on the library's stream once the runtime is up, and then waits: the
+/// reductions' module (5 MB of PTX: measured 20.7 s to JIT on an H200 with a cold JIT cache,
+/// 30 ms cached) is loaded by the same thread when the first reduction asks for it, so a
+/// program that never reduces on a stream never pays for it (before, finalize waited 21 s for
+/// it). Kernels are resolved on demand; a launch waits for its module. A call made during
+/// graph capture never loads a module itself (the loader thread runs in relaxed capture mode,
+/// on its own non-blocking stream).
 mod stream_kernels {
     use super::*;
     use std::collections::HashMap;
@@ -571,6 +586,10 @@ mod stream_kernels {
         /// Per module (0: core, 1: reductions): the loaded module, or why it is not.
         modules: [Option<std::result::Result<usize, String>>; 2],
         started: bool,
+        /// A kernel of the reductions' module was asked for: the loader thread loads it.
+        reduce_wanted: bool,
+        /// Finalize: the loader thread stops instead of waiting for a request.
+        closing: bool,
         functions: HashMap<String, usize>,
     }
 
@@ -590,14 +609,27 @@ mod stream_kernels {
             self.cv.notify_all();
         }
 
-        /// Waits until the loader thread is done with both modules (loaded or failed): it uses
-        /// the runtime, so finalize must not free it under the thread (measured: a segfault at
-        /// exit in 12 of 104 short GPU tests once the reduce module took longer to JIT).
+        /// Stops the loader thread and waits until it is done with every module it started
+        /// (loaded or failed): it uses the runtime, so finalize must not free it under the thread
+        /// (measured: a segfault at exit in 12 of 104 short GPU tests while a module was still
+        /// JIT-loading). A reductions' module nobody asked for is not loaded.
         pub fn wait_loaded(&self) {
             let mut s = self.lock();
+            s.closing = true;
+            self.cv.notify_all();
             while s.started && s.modules.iter().any(|m| m.is_none()) {
                 s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
             }
+        }
+
+        /// The loader thread, between the two modules: true once the reductions are wanted,
+        /// false if finalize came first.
+        fn reduce_requested(&self) -> bool {
+            let mut s = self.lock();
+            while !s.reduce_wanted && !s.closing {
+                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            s.reduce_wanted
         }
 
         /// The kernel `rocshmemi_stream_<kernel>`, waiting for its module if it is still loading.
@@ -609,6 +641,10 @@ mod stream_kernels {
             }
             if !s.started {
                 return Err(Error::Gpu("the stream kernels were not started (rocshmem_init did not finish)".into()));
+            }
+            if which == 1 && !s.reduce_wanted {
+                s.reduce_wanted = true;
+                self.cv.notify_all();
             }
             while s.modules[which].is_none() {
                 s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -649,6 +685,10 @@ mod stream_kernels {
             }
             for (which, image) in ptx.iter().enumerate() {
                 let what = ["stream kernels", "reduce_on_stream kernels"][which];
+                if which == 1 && !mine.reduce_requested() {
+                    mine.set(1, Err("rocshmem_finalize came before any reduction on a stream".into()));
+                    break;
+                }
                 let t0 = std::time::Instant::now();
                 let r = load(&cuda, image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
                 crate::log_info!(

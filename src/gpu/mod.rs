@@ -345,7 +345,9 @@ pub(crate) fn open_with(
             Arc::new(hip::HipRuntime::new(h, local_rank, allocator).map_err(|e| prefixed("ROCSHMEM_GPU=amd", e))?)
         }
         Choice::Nvidia => {
+            let t0 = std::time::Instant::now();
             let c = load_cuda().map_err(|e| Error::Unsupported(format!("ROCSHMEM_GPU=nvidia: {e}")))?;
+            log_info!("rocshmem_init", "CUDA libraries loaded in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
             Arc::new(cuda::CudaRuntime::new(c, local_rank)?)
         }
         // AMD first (the product's first target), then NVIDIA, then the host platform.

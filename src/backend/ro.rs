@@ -110,52 +110,32 @@ impl Shared {
         crate::runtime::exit_now(1)
     }
 
-    fn put(&self, src: *const u8, len: usize, pe: usize, disp: MPI_Aint) -> MResult<()> {
+    /// Runs `op(offset, count)` over `len` bytes in pieces of at most MAX_CHUNK (MPI counts are
+    /// `int`), stopping at the first error.
+    fn in_chunks(&self, what: &str, len: usize, mut op: impl FnMut(usize, c_int) -> c_int) -> MResult<()> {
         let mut off = 0;
         while off < len {
             let n = (len - off).min(MAX_CHUNK);
-            let b = self.m.h.byte;
-            // SAFETY: `src` is readable for `len` bytes; the target range is inside the window.
-            let rc = unsafe {
-                (self.m.f.put)(
-                    src.add(off).cast(),
-                    n as c_int,
-                    b,
-                    pe as c_int,
-                    disp + off as MPI_Aint,
-                    n as c_int,
-                    b,
-                    self.win,
-                )
-            };
-            self.m.check("MPI_Put", rc)?;
+            self.m.check(what, op(off, n as c_int))?;
             off += n;
         }
         Ok(())
     }
 
+    fn put(&self, src: *const u8, len: usize, pe: usize, disp: MPI_Aint) -> MResult<()> {
+        let b = self.m.h.byte;
+        // SAFETY: `src` is readable for `len` bytes; the target range is inside the window.
+        self.in_chunks("MPI_Put", len, |off, n| unsafe {
+            (self.m.f.put)(src.add(off).cast(), n, b, pe as c_int, disp + off as MPI_Aint, n, b, self.win)
+        })
+    }
+
     fn get(&self, dst: *mut u8, len: usize, pe: usize, disp: MPI_Aint) -> MResult<()> {
-        let mut off = 0;
-        while off < len {
-            let n = (len - off).min(MAX_CHUNK);
-            let b = self.m.h.byte;
-            // SAFETY: `dst` is writable for `len` bytes; the source range is inside the window.
-            let rc = unsafe {
-                (self.m.f.get)(
-                    dst.add(off).cast(),
-                    n as c_int,
-                    b,
-                    pe as c_int,
-                    disp + off as MPI_Aint,
-                    n as c_int,
-                    b,
-                    self.win,
-                )
-            };
-            self.m.check("MPI_Get", rc)?;
-            off += n;
-        }
-        Ok(())
+        let b = self.m.h.byte;
+        // SAFETY: `dst` is writable for `len` bytes; the source range is inside the window.
+        self.in_chunks("MPI_Get", len, |off, n| unsafe {
+            (self.m.f.get)(dst.add(off).cast(), n, b, pe as c_int, disp + off as MPI_Aint, n, b, self.win)
+        })
     }
 
     fn flush(&self, pe: usize) -> MResult<()> {

@@ -176,8 +176,9 @@ pub const ROCSHMEM_RO_QUEUE_SLOTS: u32 = 64;
 /// - BARRIER / SYNC: `cond` team slot. Completes every earlier command first (barrier).
 /// - BROADCAST: `cond` team slot, `pe` root (team index), `dst`, `src`, `len` bytes.
 /// - FCOLLECT / ALLTOALL: `cond` team slot, `dst`, `src`, `len` bytes per member.
-/// - ALLTOALLV: `cond` team slot, `src` address of a [`rocshmem_ro_alltoallv`] that the
-///   producer keeps alive until done; `dtype` element type.
+/// - ALLTOALLV: `cond` team slot, `src` address of the slot's [`rocshmem_ro_alltoallv`] in the
+///   queue's `args` (the producer fills it before the command: a GPU thread's own memory is
+///   not host-visible); `dtype` element type.
 /// - REDUCE / REDUCE_SCATTER: `cond` team slot, `dst`, `src`, `len` elements (per member for
 ///   the scatter form), `dtype` a `ROCSHMEM_RO_<type>` code, `sub` the operation (0 sum, 1 max,
 ///   2 min, 3 prod, 4 and, 5 or, 6 xor: the device library's `Op`).
@@ -283,7 +284,9 @@ pub struct rocshmem_ro_queue {
     pub pad1: [u64; 7],
     /// `ROCSHMEM_RO_QUEUE_SLOTS` commands.
     pub cmds: *mut rocshmem_ro_cmd,
-    pub pad2: [u64; 7],
+    /// One ALLTOALLV argument block per slot (slot i's producer owns `args[i]` with the slot).
+    pub args: *mut rocshmem_ro_alltoallv,
+    pub pad2: [u64; 6],
 }
 
 /// The RO backend's device-visible part, reached from `rocshmem_device_state::ro`.

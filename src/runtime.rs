@@ -372,6 +372,11 @@ fn build(method: Method) -> Result<Runtime> {
             gpu.platform().name()
         )));
     }
+    // RO: the heaps are host memory the GPU maps, so that an MPI library that cannot read GPU
+    // memory can run one-sided operations on them (docs/ro.md, "GPUs").
+    if use_ro {
+        gpu.use_host_heap()?;
+    }
     let slots = max_teams + 1;
     let control = ControlLayout::new(slots, n, max_teams.div_ceil(64), gpu.separate_device_segment());
     let (seg_len, dev_len) = control
@@ -609,9 +614,9 @@ fn start_ro(
     mapped: Vec<bool>,
     platform: gpu::Platform,
 ) -> Result<crate::backend::ro::Ro> {
-    if platform != gpu::Platform::Host {
+    if !heap.host_accessible() {
         return Err(Error::Unsupported(format!(
-            "ROCSHMEM_BACKEND=ro runs on the host platform only for now (this is the {} platform)",
+            "ROCSHMEM_BACKEND=ro: the {} platform's heap is not in host memory",
             platform.name()
         )));
     }
@@ -629,6 +634,7 @@ fn start_ro(
         progress_delay_us: u64::try_from(cfg.ro_progress_delay).map_err(|_| {
             Error::invalid(format!("ROCSHMEM_RO_PROGRESS_DELAY={} must be 0 or more", cfg.ro_progress_delay))
         })?,
+        gpu: Arc::clone(&heap.gpu),
     };
     let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
     log_info!(

@@ -10,11 +10,9 @@
 if(NOT TARGET rocshmem_device_tests)
   return()
 endif()
-set(ro_device_families
-  "rma=rma-thread,rma-wave,rma-wg,rma-ctx,rma-team-ctx,shmem-ptr,misc"
-  "amo=amo-standard,amo-extended,amo-bitwise,flood"
-  "sync=ping-pong,signal,fence,wait,barrier"
-  "coll=coll-move-wg,coll-move-wave,coll-reduce-wg,coll-reduce-wave,coll-multi-team,ctx-pool")
+# The families, one source with scripts/gpu-nvidia-ro.sh.
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/device_families.txt ro_device_families REGEX "^[a-z]+=")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/device_families.txt)
 foreach(f IN LISTS ro_device_families)
   string(REPLACE "=" ";" f ${f})
   list(GET f 0 family)

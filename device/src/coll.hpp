@@ -107,10 +107,10 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
   if (by_proxy(cc)) {
-    // The arguments live on the issuing thread's stack until the proxy is done with them.
+    // submit() copies the arguments into the queue's host-visible argument block of the slot.
     rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
                                source_displs};
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALLV, nullptr, &args, 0, ro::dtype<T>());
+    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALLV, nullptr, nullptr, 0, ro::dtype<T>(), 0, 0, &args);
     return ROCSHMEM_SUCCESS;
   }
   const int n = cc.t->n_pes, me = cc.t->my_pe;

@@ -20,13 +20,11 @@ namespace dev {
 namespace ro {
 
 /**
- * Is the RO backend active in this process? Host platform only for now: the core refuses
- * ROCSHMEM_BACKEND=ro on GPU platforms (docs/ro.md), so GPU builds compile every RO path out
- * and their operations stay exactly the IPC code.
+ * Is the RO backend active in this process? On a GPU the queues and the heap are pinned host
+ * memory the GPU reaches over PCIe (docs/ro.md); the test is one load of a word the IPC path
+ * reads anyway (rocshmemi_device_fast), so IPC operations stay IPC code behind one branch.
  */
-ROCSHMEM_DEV_INLINE bool active() {
-  return platform::kPlatform == 0 && (rocshmemi_device_fast.flags & ROCSHMEM_FAST_RO) != 0;
-}
+ROCSHMEM_DEV_INLINE bool active() { return (rocshmemi_device_fast.flags & ROCSHMEM_FAST_RO) != 0; }
 
 /** Is world PE `pe` mapped here (reachable by load/store)? */
 ROCSHMEM_DEV_INLINE bool mapped(const rocshmem_device_state *s, int pe) {
@@ -80,8 +78,10 @@ ROCSHMEM_DEV_INLINE uint64_t addr(T *p) {
  */
 // Out of line: it is the slow path, and inlined into every operation it doubled the device
 // bitcode and the code of kernels that never use RO.
+// `args`: an ALLTOALLV argument block, copied into the slot's entry of the queue's `args`
+// (host-visible; the caller's copy may be GPU thread memory), which `src` then names.
 ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_device_state *s, const Cmd &c,
-                                                               bool wait) {
+                                                               bool wait, const rocshmem_ro_alltoallv *args = nullptr) {
   using namespace platform;
   rocshmem_ro_device *ro = s->ro;
   rocshmem_ro_queue *q = my_queue(ro);
@@ -89,13 +89,19 @@ ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_dev
   const uint64_t t = atomic_fetch_add<Scope::system, Order::relaxed>(&q->tail, uint64_t(1));
   rocshmem_ro_cmd *slot = q->cmds + (t & (slots - 1));
   if (!wait_seq(ro, &slot->seq, t)) return 0;
+  uint64_t src = c.src;
+  if (args) {
+    rocshmem_ro_alltoallv *a = q->args + (t & (slots - 1));
+    *a = *args;
+    src = addr(a);
+  }
   slot->op = c.op;
   slot->sub = c.sub;
   slot->dtype = c.dtype;
   slot->flags = wait ? ROCSHMEM_RO_FLAG_WAIT : 0;
   slot->pe = c.pe;
   slot->dst = c.dst;
-  slot->src = c.src;
+  slot->src = src;
   slot->len = c.len;
   slot->value = c.value;
   slot->cond = c.cond;
@@ -116,10 +122,11 @@ ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_dev
 
 /** submit() by rank 0 of the group, the result given to every member. */
 template <Grp G>
-ROCSHMEM_DEV_INLINE uint64_t grp_submit(const rocshmem_device_state *s, const Cmd &c, bool wait) {
+ROCSHMEM_DEV_INLINE uint64_t grp_submit(const rocshmem_device_state *s, const Cmd &c, bool wait,
+                                        const rocshmem_ro_alltoallv *args = nullptr) {
   grp_sync<G>();  // the group's stores (a put's source) are made before the command is
   uint64_t r = 0;
-  if (grp_rank<G>() == 0) r = submit(s, c, wait);
+  if (grp_rank<G>() == 0) r = submit(s, c, wait, args);
   return grp_broadcast<G>(r);  // implies the group's sync
 }
 
@@ -212,7 +219,7 @@ ROCSHMEM_DEV_INLINE void order(const rocshmem_device_state *s, bool quiet) {
 template <Grp G>
 ROCSHMEM_DEV_INLINE void team_op(const rocshmem_device_state *s, const rocshmem_team_device *t, uint8_t op,
                                  void *dest, const void *source, uint64_t len, uint8_t dtype = 0, uint8_t sub = 0,
-                                 int root = 0) {
+                                 int root = 0, const rocshmem_ro_alltoallv *args = nullptr) {
   Cmd c;
   c.op = op;
   c.sub = sub;
@@ -222,7 +229,7 @@ ROCSHMEM_DEV_INLINE void team_op(const rocshmem_device_state *s, const rocshmem_
   c.src = addr(source);
   c.len = len;
   c.cond = uint64_t(uint32_t(t->slot));
-  (void)grp_submit<G>(s, c, true);
+  (void)grp_submit<G>(s, c, true, args);
 }
 
 /** The RO element type code of T (reductions, alltoallv). */

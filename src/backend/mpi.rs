@@ -89,6 +89,7 @@ mpi_fns! {
     abort = "MPI_Abort": fn(MPI_Comm, c_int);
     query_thread = "MPI_Query_thread": fn(*mut c_int);
     error_string = "MPI_Error_string": fn(c_int, *mut c_char, *mut c_int);
+    get_library_version = "MPI_Get_library_version": fn(*mut c_char, *mut c_int);
 }
 
 /// Open MPI's predefined handles (the addresses of its objects).
@@ -173,6 +174,18 @@ impl MpiRma {
         Ok(r)
     }
 
+    /// MPI's own description of itself (`MPI_Get_library_version`), e.g. "Open MPI v4.1.6, ...".
+    pub fn library_version(&self) -> String {
+        let mut buf = vec![0 as c_char; 8192];
+        let mut len: c_int = 0;
+        // SAFETY: MPI_MAX_LIBRARY_VERSION_STRING is 256 in Open MPI; the buffer is larger.
+        if unsafe { (self.f.get_library_version)(buf.as_mut_ptr(), &mut len) } != 0 {
+            return String::new();
+        }
+        let bytes: Vec<u8> = buf[..len.clamp(0, 8191) as usize].iter().map(|c| *c as u8).collect();
+        String::from_utf8_lossy(&bytes).trim_end_matches('\0').to_string()
+    }
+
     /// MPI's text for error code `rc`.
     pub fn error_text(&self, rc: c_int) -> String {
         let mut buf = [0 as c_char; 512];
@@ -252,4 +265,25 @@ impl MpiRma {
 /// A count as MPI's `int`, or the error.
 pub fn count(n: usize, what: &str) -> std::result::Result<c_int, String> {
     c_int::try_from(n).map_err(|_| format!("{what}: {n} elements exceed what one MPI call takes (2^31 - 1)"))
+}
+
+/// The version (major, minor, release) in an Open MPI library version string
+/// ("Open MPI v4.1.6, package: ..."), or None for another MPI or an unreadable string.
+pub fn open_mpi_version(text: &str) -> Option<(u32, u32, u32)> {
+    let rest = &text[text.find("Open MPI v")? + "Open MPI v".len()..];
+    let end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
+    let mut parts = rest[..end].split('.').map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next().flatten().unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn open_mpi_versions_parse() {
+        use super::open_mpi_version as v;
+        assert_eq!(v("Open MPI v4.1.6, package: Open MPI Distribution, ident: 4.1.6"), Some((4, 1, 6)));
+        assert_eq!(v("Open MPI v4.1.4, package: Debian OpenMPI"), Some((4, 1, 4)));
+        assert_eq!(v("Open MPI v5.0.0rc12, package"), Some((5, 0, 0)));
+        assert_eq!(v("MPICH Version: 4.1"), None);
+    }
 }

@@ -8,6 +8,7 @@ use super::mpi::{IN_PLACE, MAX_CHUNK, MpiRma, count};
 use crate::amo::AmoOp;
 use crate::device_abi::*;
 use crate::error::{Error, Result};
+use crate::gpu::GpuRuntime;
 use crate::scalar::{Arith, BFloat16, Half};
 use crate::sync::PeSet;
 use mpi_sys::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Win};
@@ -19,6 +20,9 @@ use std::time::{Duration, Instant};
 
 type MResult<T> = std::result::Result<T, String>;
 
+/// Host buffer size for staging GPU memory outside the heap (puts from and gets into it).
+const STAGE_BYTES: usize = 4 << 20;
+
 /// How the RO backend is set up (from the environment and the job).
 pub struct RoConfig {
     /// `mapped[pe]`: this process maps PE pe's segment (same node, mixed IPC allowed).
@@ -26,39 +30,60 @@ pub struct RoConfig {
     pub n_queues: usize,
     /// Idle sleep of the proxy (`ROCSHMEM_RO_PROGRESS_DELAY`, microseconds; 0: yield).
     pub progress_delay_us: u64,
+    /// The GPU runtime (queue memory, staging of GPU buffers).
+    pub gpu: Arc<dyn GpuRuntime>,
 }
 
-/// The queues device code writes: host memory on the host platform, zeroed, slot i with seq i.
+/// The queues device code writes, in one block of host memory the GPU maps at the same address
+/// (`GpuRuntime::alloc_host_mapped`): the device block, the queues, their commands (slot i
+/// starts with seq i) and their ALLTOALLV argument blocks.
 struct QueueMem {
-    dev: rocshmem_ro_device,
-    _queues: Box<[rocshmem_ro_queue]>,
-    _cmds: Box<[rocshmem_ro_cmd]>,
+    mem: crate::gpu::Segment,
 }
 
 impl QueueMem {
-    fn new(n_queues: usize) -> Box<QueueMem> {
+    fn new(gpu: &dyn GpuRuntime, n_queues: usize) -> Result<QueueMem> {
+        use std::mem::size_of;
         let slots = ROCSHMEM_RO_QUEUE_SLOTS as usize;
-        let mut cmds: Box<[rocshmem_ro_cmd]> =
-            (0..n_queues * slots).map(|i| rocshmem_ro_cmd { seq: (i % slots) as u64, ..Default::default() }).collect();
-        let mut queues: Box<[rocshmem_ro_queue]> = (0..n_queues)
-            .map(|q| rocshmem_ro_queue {
-                tail: 0,
-                pad0: [0; 7],
-                head: 0,
-                pad1: [0; 7],
-                // SAFETY: inside `cmds`, which lives as long as the queues.
-                cmds: unsafe { cmds.as_mut_ptr().add(q * slots) },
-                pad2: [0; 7],
-            })
-            .collect();
-        let dev = rocshmem_ro_device {
-            n_queues: n_queues as u32,
-            slots: slots as u32,
-            queues: queues.as_mut_ptr(),
-            stopped: 0,
-            reserved: 0,
-        };
-        Box::new(QueueMem { dev, _queues: queues, _cmds: cmds })
+        let queues_off = size_of::<rocshmem_ro_device>().next_multiple_of(64);
+        let cmds_off = queues_off + n_queues * size_of::<rocshmem_ro_queue>();
+        let args_off = cmds_off + n_queues * slots * size_of::<rocshmem_ro_cmd>();
+        let len = args_off + n_queues * slots * size_of::<rocshmem_ro_alltoallv>();
+        let mem = gpu.alloc_host_mapped(len)?;
+        let base = mem.base;
+        // SAFETY: the block is `len` zeroed, page-aligned bytes, laid out as computed above;
+        // nothing else uses it yet.
+        unsafe {
+            let queues = base.add(queues_off).cast::<rocshmem_ro_queue>();
+            let cmds = base.add(cmds_off).cast::<rocshmem_ro_cmd>();
+            let args = base.add(args_off).cast::<rocshmem_ro_alltoallv>();
+            for i in 0..n_queues * slots {
+                cmds.add(i).write(rocshmem_ro_cmd { seq: (i % slots) as u64, ..Default::default() });
+            }
+            for q in 0..n_queues {
+                queues.add(q).write(rocshmem_ro_queue {
+                    tail: 0,
+                    pad0: [0; 7],
+                    head: 0,
+                    pad1: [0; 7],
+                    cmds: cmds.add(q * slots),
+                    args: args.add(q * slots),
+                    pad2: [0; 6],
+                });
+            }
+            base.cast::<rocshmem_ro_device>().write(rocshmem_ro_device {
+                n_queues: n_queues as u32,
+                slots: slots as u32,
+                queues,
+                stopped: 0,
+                reserved: 0,
+            });
+        }
+        Ok(QueueMem { mem })
+    }
+
+    fn dev(&self) -> *mut rocshmem_ro_device {
+        self.mem.base.cast()
     }
 }
 
@@ -81,8 +106,14 @@ struct Shared {
     /// saturate them (measured: char 100 + 100 gave 127).
     t16: MPI_Datatype,
     ops16: [MPI_Op; 16],
+    /// An 8-byte compare-and-swap on this PE's own word is a CPU atomic, not an MPI call (see
+    /// [`cpu_self_cas`]).
+    cpu_self_cas: bool,
     /// Set when the job is going down on a fatal error (so a second error does not log again).
     dying: AtomicBool,
+    /// The GPU runtime: local buffers in GPU memory are staged through host memory (the MPI
+    /// library may not be able to read GPU memory; the heaps are host memory).
+    gpu: Arc<dyn GpuRuntime>,
 }
 
 // SAFETY: MPI handles are process-global and MPI runs with MPI_THREAD_MULTIPLE; the mutex
@@ -138,6 +169,69 @@ impl Shared {
         })
     }
 
+    /// A put of `len` bytes of local `src` to PE `pe`: complete remotely at return with
+    /// `flush`. A source in GPU memory goes through a host buffer, a piece at a time, each piece
+    /// flushed before the buffer is reused (so it is always complete at return).
+    fn put_any(&self, src: *const u8, len: usize, pe: usize, disp: MPI_Aint, flush: bool) -> MResult<()> {
+        if !self.gpu.is_device_memory(src as usize) {
+            self.put(src, len, pe, disp)?;
+            return if flush { self.flush(pe) } else { Ok(()) };
+        }
+        let mut buf = vec![0u8; len.min(STAGE_BYTES)];
+        for off in (0..len).step_by(STAGE_BYTES) {
+            let n = (len - off).min(STAGE_BYTES);
+            // SAFETY: the caller's source, `len` bytes; our buffer of at least `n`.
+            unsafe { self.gpu.copy_beside_kernels(buf.as_mut_ptr(), src.add(off), n) }.map_err(|e| e.to_string())?;
+            self.put(buf.as_ptr(), n, pe, disp + off as MPI_Aint)?;
+            self.flush(pe)?;
+        }
+        Ok(())
+    }
+
+    /// A get of `len` bytes from PE `pe` into local `dst`, complete at return; a destination in
+    /// GPU memory is filled from a host buffer, a piece at a time.
+    fn get_any(&self, dst: *mut u8, len: usize, pe: usize, disp: MPI_Aint) -> MResult<()> {
+        if !self.gpu.is_device_memory(dst as usize) {
+            self.get(dst, len, pe, disp)?;
+            return self.flush(pe);
+        }
+        let mut buf = vec![0u8; len.min(STAGE_BYTES)];
+        for off in (0..len).step_by(STAGE_BYTES) {
+            let n = (len - off).min(STAGE_BYTES);
+            self.get(buf.as_mut_ptr(), n, pe, disp + off as MPI_Aint)?;
+            self.flush(pe)?;
+            // SAFETY: the caller's destination, `len` bytes; our buffer of at least `n`.
+            unsafe { self.gpu.copy_beside_kernels(dst.add(off), buf.as_ptr(), n) }.map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// `n` words of a local array (an ALLTOALLV count or displacement array, which may be GPU
+    /// memory).
+    fn read_words(&self, p: *const usize, n: usize) -> MResult<Vec<usize>> {
+        let mut v = vec![0usize; n];
+        if self.gpu.is_device_memory(p as usize) {
+            // SAFETY: the producer's array of `n` words; our vector of `n`.
+            unsafe { self.gpu.copy_beside_kernels(v.as_mut_ptr().cast(), p.cast(), n * 8) }
+                .map_err(|e| e.to_string())?;
+        } else {
+            // SAFETY: as above, host memory.
+            unsafe { std::ptr::copy_nonoverlapping(p, v.as_mut_ptr(), n) };
+        }
+        Ok(v)
+    }
+
+    /// Refuses a collective buffer in GPU memory: MPI reads and writes it in place, and
+    /// collective buffers are symmetric (the heaps are host memory).
+    fn host_buffer(&self, addr: u64, what: &str) -> MResult<()> {
+        if addr != 0 && self.gpu.is_device_memory(addr as usize) {
+            return Err(format!(
+                "the {what} buffer {addr:#x} is GPU memory outside the symmetric heap (collectives take symmetric buffers)"
+            ));
+        }
+        Ok(())
+    }
+
     fn flush(&self, pe: usize) -> MResult<()> {
         // SAFETY: our window, locked with lock_all.
         self.m.check("MPI_Win_flush", unsafe { (self.m.f.win_flush)(pe as c_int, self.win) })
@@ -165,13 +259,9 @@ impl Shared {
             &cb as *const u64 as *const c_void,
             &mut old as *mut u64 as *mut c_void,
         );
-        if op == AmoOp::CompareSwap && pe == self.my_pe && width == 8 {
-            // Open MPI 4.1's osc/rdma over btl/vader crashes on an 8-byte compare-and-swap
-            // targeting the calling process (no vader endpoint to self: open-mpi/ompi#7027).
-            // vader runs 8-byte MPI atomics as CPU atomics at the target, so a CPU CAS on our own
-            // word is atomic with respect to them (checked by the device amo-standard test).
-            // 4-byte CAS takes osc/rdma's other path, which works on self and is not CPU-atomic:
-            // it stays an MPI call.
+        if op == AmoOp::CompareSwap && pe == self.my_pe && width == 8 && self.cpu_self_cas {
+            // See cpu_self_cas(): where an 8-byte MPI CAS to self crashes, a CPU CAS on our own
+            // word (atomic with the other PEs' MPI CAS there). 4-byte CAS stays an MPI call.
             let at = self.win_base + disp as usize;
             // SAFETY: an aligned word of our own window (checked by disp(); alignment by callers).
             let old = unsafe {
@@ -262,6 +352,39 @@ impl Shared {
     }
 }
 
+/// What to check when MPI_Win_create fails: Open MPI's osc/rdma needs a transport with
+/// one-sided support, which on one node is btl/vader with a single-copy mechanism (measured on
+/// an Open MPI 4.1.6 whose environment set OMPI_MCA_btl_vader_single_copy_mechanism=none: every
+/// osc component refused the window; with cma it works).
+fn win_create_hint() -> String {
+    const VAR: &str = "OMPI_MCA_btl_vader_single_copy_mechanism";
+    match std::env::var(VAR) {
+        Ok(v) if v.trim() == "none" => format!(
+            " ({VAR}=none in the environment leaves Open MPI no one-sided transport between the PEs of a node: \
+             set it to cma, or to emulated where process_vm_readv is not allowed)"
+        ),
+        _ => " (the MPI library found no one-sided transport for this window: with Open MPI, check that osc/rdma \
+              or osc/ucx can run, for example --mca osc_base_verbose 100)"
+            .into(),
+    }
+}
+
+/// Whether an 8-byte compare-and-swap on the calling PE's own word must be a CPU atomic
+/// instead of `MPI_Compare_and_swap`: only for Open MPI before 4.1.6. Measured with a two-PE
+/// program where PE 0 CAS-increments its own word while PE 1 does so with MPI
+/// (`ctests/ro/cas_contention.c` does the same through rocSHMEM):
+/// - Open MPI 4.1.4 (Debian 12): an 8-byte MPI CAS to self crashes osc/rdma over btl/vader, in
+///   every single-copy mode (open-mpi/ompi#7027 is the same crash); a CPU CAS is atomic with
+///   the peers' MPI CAS (vader runs them as CPU atomics at the target).
+/// - Open MPI 4.1.6 (the H200 machine, cma or emulated): MPI CAS to self works and is atomic;
+///   a CPU CAS is not atomic with the peers' MPI CAS (lost updates: the device amo-standard
+///   test failed on 8-byte types).
+///
+/// Which 4.1 release changed this was not measured; 4.1.5 takes the 4.1.4 path.
+fn cpu_self_cas(library: &str) -> bool {
+    matches!(super::mpi::open_mpi_version(library), Some(v) if v < (4, 1, 6))
+}
+
 fn amo_name(op: AmoOp) -> &'static str {
     match op {
         AmoOp::Set | AmoOp::Inc | AmoOp::Add | AmoOp::And | AmoOp::Or | AmoOp::Xor => "MPI_Accumulate",
@@ -303,7 +426,7 @@ pub struct Ro {
     dev_parent: MPI_Comm,
     /// Host communicators, by member set (created on first use, collectively by the members).
     host_comms: Mutex<HashMap<(usize, usize, usize), MPI_Comm>>,
-    queues: Box<QueueMem>,
+    queues: QueueMem,
     stop: Arc<AtomicBool>,
     proxy: Mutex<Option<std::thread::JoinHandle<()>>>,
     down: AtomicBool,
@@ -330,6 +453,7 @@ impl Ro {
             return Err(Error::invalid(format!("RO backend: {} mapping entries for {n_pes} PEs", cfg.mapped.len())));
         }
         let m = MpiRma::load(mpi)?;
+        let library = m.library_version();
         let e = Error::Mpi;
         // PE p is rank p of the bootstrap communicator; split keyed by PE keeps that true
         // whatever communicator the job was started on.
@@ -353,7 +477,7 @@ impl Ro {
                 "MPI_Win_create",
                 (m.f.win_create)(seg_base as *mut c_void, seg_len as MPI_Aint, 1, m.h.info_null, world, &mut win),
             )
-            .map_err(e)?;
+            .map_err(|msg| Error::Mpi(format!("{msg}{}", win_create_hint())))?;
             m.check("MPI_Win_set_errhandler", (m.f.win_set_errhandler)(win, m.h.errors_return)).map_err(e)?;
             m.check("MPI_Win_lock_all", (m.f.win_lock_all)(0, win)).map_err(e)?;
         }
@@ -397,9 +521,17 @@ impl Ro {
             probe,
             t16,
             ops16,
+            cpu_self_cas: cpu_self_cas(&library),
             dying: AtomicBool::new(false),
+            gpu: cfg.gpu,
         });
-        let queues = QueueMem::new(cfg.n_queues.clamp(1, 4096));
+        crate::log_info!(
+            "rocshmem_init",
+            "RO: MPI is {}; 8-byte compare-and-swap on this PE's own words: {}",
+            library.lines().next().unwrap_or("unknown"),
+            if sh.cpu_self_cas { "CPU atomic" } else { "MPI_Compare_and_swap" }
+        );
+        let queues = QueueMem::new(sh.gpu.as_ref(), cfg.n_queues.clamp(1, 4096))?;
         let ro = Ro {
             sh,
             mapped: cfg.mapped,
@@ -413,7 +545,7 @@ impl Ro {
         };
         let proxy = Proxy {
             sh: Arc::clone(&ro.sh),
-            dev: &ro.queues.dev as *const rocshmem_ro_device as usize,
+            dev: ro.queues.dev() as usize,
             stop: Arc::clone(&ro.stop),
             delay: Duration::from_micros(cfg.progress_delay_us),
         };
@@ -427,7 +559,7 @@ impl Ro {
 
     /// `rocshmem_device_state::ro`.
     pub fn device_ptr(&self) -> *mut rocshmem_ro_device {
-        &self.queues.dev as *const rocshmem_ro_device as *mut rocshmem_ro_device
+        self.queues.dev()
     }
 
     pub fn is_mapped(&self, pe: usize) -> bool {
@@ -449,7 +581,7 @@ impl Ro {
     /// `src` readable for `len` bytes.
     pub unsafe fn put(&self, dst: usize, src: *const u8, len: usize, pe: usize) -> Result<()> {
         let sh = &self.sh;
-        self.host_err(sh.disp(dst as u64, len as u64).and_then(|d| sh.put(src, len, pe, d)).and_then(|_| sh.flush(pe)))
+        self.host_err(sh.disp(dst as u64, len as u64).and_then(|d| sh.put_any(src, len, pe, d, true)))
     }
 
     /// Host get of `len` bytes from symmetric `src` on PE `pe`, complete at return.
@@ -458,7 +590,7 @@ impl Ro {
     /// `dst` writable for `len` bytes.
     pub unsafe fn get(&self, dst: *mut u8, src: usize, len: usize, pe: usize) -> Result<()> {
         let sh = &self.sh;
-        self.host_err(sh.disp(src as u64, len as u64).and_then(|d| sh.get(dst, len, pe, d)).and_then(|_| sh.flush(pe)))
+        self.host_err(sh.disp(src as u64, len as u64).and_then(|d| sh.get_any(dst, len, pe, d)))
     }
 
     /// Host atomic on the `width`-byte word at symmetric `addr` of PE `pe`.
@@ -586,7 +718,7 @@ impl Ro {
             let _ = h.join();
         }
         // SAFETY: `stopped` is read by producers with atomics.
-        unsafe { AtomicU32::from_ptr(&self.queues.dev.stopped as *const u32 as *mut u32).store(1, Ordering::SeqCst) };
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.queues.dev()).stopped).store(1, Ordering::SeqCst) };
         let sh = &self.sh;
         let m = &sh.m;
         let mut win = sh.win;
@@ -666,6 +798,9 @@ impl Proxy {
     fn run(self) {
         // SAFETY: the device block outlives the proxy (Ro joins the thread before dropping it).
         let dev = unsafe { &*(self.dev as *const rocshmem_ro_device) };
+        if let Err(e) = self.sh.gpu.bind_thread() {
+            self.sh.fatal(&format!("the proxy thread cannot use the GPU: {e}"));
+        }
         let nq = dev.n_queues as usize;
         let slots = dev.slots as u64;
         let mut head = vec![0u64; nq];
@@ -753,10 +888,7 @@ impl Proxy {
             ROCSHMEM_RO_NOP => done,
             ROCSHMEM_RO_PUT | ROCSHMEM_RO_PUT_NBI => {
                 let d = sh.disp(c.dst, c.len)?;
-                sh.put(c.src as *const u8, c.len as usize, pe, d)?;
-                if c.op == ROCSHMEM_RO_PUT {
-                    sh.flush(pe)?;
-                }
+                sh.put_any(c.src as *const u8, c.len as usize, pe, d, c.op == ROCSHMEM_RO_PUT)?;
                 done
             }
             ROCSHMEM_RO_P => {
@@ -768,8 +900,7 @@ impl Proxy {
             }
             ROCSHMEM_RO_GET => {
                 let d = sh.disp(c.src, c.len)?;
-                sh.get(c.dst as *mut u8, c.len as usize, pe, d)?;
-                sh.flush(pe)?;
+                sh.get_any(c.dst as *mut u8, c.len as usize, pe, d)?;
                 done
             }
             ROCSHMEM_RO_G => {
@@ -786,8 +917,7 @@ impl Proxy {
             }
             ROCSHMEM_RO_PUT_SIGNAL => {
                 let d = sh.disp(c.dst, c.len)?;
-                sh.put(c.src as *const u8, c.len as usize, pe, d)?;
-                sh.flush(pe)?;
+                sh.put_any(c.src as *const u8, c.len as usize, pe, d, true)?;
                 let sd = sh.disp(c.cond, 8)?;
                 let op = if c.sub == 0 { AmoOp::Set } else { AmoOp::Add };
                 sh.amo(op, 8, c.value, 0, pe, sd)?;
@@ -808,6 +938,8 @@ impl Proxy {
                 Ok(Outcome::InFlight(r, After::Nothing, "MPI_Ibarrier"))
             }
             ROCSHMEM_RO_BROADCAST => {
+                sh.host_buffer(c.src, "source")?;
+                sh.host_buffer(c.dst, "destination")?;
                 let comm = sh.dev_comm(c.cond)?;
                 let me = team_rank(m, comm)?;
                 let n = count(c.len as usize, "broadcast")?;
@@ -824,6 +956,8 @@ impl Proxy {
                 Ok(Outcome::InFlight(r, after, "MPI_Ibcast"))
             }
             ROCSHMEM_RO_FCOLLECT | ROCSHMEM_RO_ALLTOALL => {
+                sh.host_buffer(c.src, "source")?;
+                sh.host_buffer(c.dst, "destination")?;
                 let comm = sh.dev_comm(c.cond)?;
                 let n = count(c.len as usize, "collect")?;
                 let (s, d) = (c.src as *const c_void, c.dst as *mut c_void);
@@ -846,11 +980,12 @@ impl Proxy {
                 let a = unsafe { &*(c.src as *const rocshmem_ro_alltoallv) };
                 let es = elem_size(c.dtype).ok_or_else(|| format!("unknown element type {}", c.dtype))?;
                 // counts/displacements in bytes: [scounts, sdispls, rcounts, rdispls]
+                sh.host_buffer(a.source, "source")?;
+                sh.host_buffer(a.dest, "destination")?;
                 let mut v: Vec<c_int> = Vec::with_capacity(4 * size);
                 for arr in [a.source_nelems, a.source_displs, a.dest_nelems, a.dest_displs] {
-                    for i in 0..size {
-                        // SAFETY: arrays of one entry per member.
-                        let x = unsafe { *arr.add(i) };
+                    // Arrays of one entry per member.
+                    for x in sh.read_words(arr, size)? {
                         v.push(count(x * es, "alltoallv")?);
                     }
                 }
@@ -874,6 +1009,8 @@ impl Proxy {
                 Ok(Outcome::InFlight(r, After::Keep(v), "MPI_Ialltoallv"))
             }
             ROCSHMEM_RO_REDUCE | ROCSHMEM_RO_REDUCE_SCATTER => {
+                sh.host_buffer(c.src, "source")?;
+                sh.host_buffer(c.dst, "destination")?;
                 let comm = sh.dev_comm(c.cond)?;
                 let (t, op) = sh.reduction(c.dtype, c.sub)?;
                 let n = count(c.len as usize, "reduction")?;
@@ -984,14 +1121,27 @@ mod tests {
 
     #[test]
     fn queues_start_free() {
-        let q = QueueMem::new(3);
-        assert_eq!(q.dev.n_queues, 3);
-        assert_eq!(q.dev.slots, ROCSHMEM_RO_QUEUE_SLOTS);
+        let q = QueueMem::new(&crate::gpu::host::HostRuntime::new(), 3).unwrap();
+        // SAFETY: the block QueueMem laid out.
+        let dev = unsafe { &*q.dev() };
+        assert_eq!(dev.n_queues, 3);
+        assert_eq!(dev.slots, ROCSHMEM_RO_QUEUE_SLOTS);
+        let slots = ROCSHMEM_RO_QUEUE_SLOTS as usize;
         for i in 0..3 {
             // SAFETY: queue i of three.
-            let queue = unsafe { &*q.dev.queues.add(i) };
-            for s in 0..ROCSHMEM_RO_QUEUE_SLOTS as usize {
+            let queue = unsafe { &*dev.queues.add(i) };
+            assert_eq!(queue.tail, 0);
+            for s in 0..slots {
                 assert_eq!(unsafe { (*queue.cmds.add(s)).seq }, s as u64);
+            }
+            // Every queue's commands and argument blocks lie inside the block, apart.
+            let end = q.mem.base as usize + q.mem.len;
+            assert!(queue.cmds as usize + slots * 64 <= end);
+            assert!(queue.args as usize + slots * std::mem::size_of::<rocshmem_ro_alltoallv>() <= end);
+            if i > 0 {
+                let prev = unsafe { &*dev.queues.add(i - 1) };
+                assert_eq!(queue.cmds as usize - prev.cmds as usize, slots * 64);
+                assert!(queue.cmds as usize > dev.queues as usize);
             }
         }
     }
@@ -1003,5 +1153,14 @@ mod tests {
         assert_eq!(amo_op(14), None);
         assert_eq!(op_name(ROCSHMEM_RO_REDUCE_SCATTER), "REDUCE_SCATTER");
         assert_eq!(elem_size(ROCSHMEM_RO_BF16), Some(2));
+    }
+
+    #[test]
+    fn self_cas_path_follows_the_open_mpi_release() {
+        assert!(cpu_self_cas("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4"));
+        assert!(cpu_self_cas("Open MPI v4.0.3, package: Open MPI"));
+        assert!(!cpu_self_cas("Open MPI v4.1.6, package: Open MPI Distribution"));
+        assert!(!cpu_self_cas("Open MPI v5.0.3, package: Open MPI"));
+        assert!(!cpu_self_cas("MPICH Version: 4.2.0"));
     }
 }

@@ -46,6 +46,23 @@ pub const STREAM_PER_THREAD: usize = 0x2;
 /// Bytes of a `cudaIpcMemHandle_t`.
 pub const IPC_HANDLE_BYTES: usize = 64;
 
+/// `cudaHostRegisterPortable | cudaHostRegisterMapped` (the same values as cudaHostAlloc's
+/// Portable | Mapped): every context of the process, and a device address.
+const CUDA_HOST_PORTABLE_MAPPED: c_uint = 1 | 2;
+/// `cudaMemoryTypeDevice` in `cudaPointerAttributes::type`.
+const CUDA_MEMORY_TYPE_DEVICE: c_int = 2;
+
+/// `cudaPointerAttributes` (CUDA 11 on): type, device, device and host pointers. Padded, so a
+/// later release that appends fields cannot write past it.
+#[repr(C)]
+struct PointerAttributes {
+    kind: c_int,
+    device: c_int,
+    device_pointer: *mut c_void,
+    host_pointer: *mut c_void,
+    reserved: [u64; 8],
+}
+
 /// `cudaIpcMemHandle_t`.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -99,6 +116,12 @@ cuda_fns!(RuntimeFns {
     get_error_name = "cudaGetErrorName": fn(CudaError) -> *const c_char;
     runtime_get_version = "cudaRuntimeGetVersion": fn(*mut c_int) -> CudaError;
     driver_get_version = "cudaDriverGetVersion": fn(*mut c_int) -> CudaError;
+    host_register = "cudaHostRegister": fn(*mut c_void, usize, c_uint) -> CudaError;
+    host_unregister = "cudaHostUnregister": fn(*mut c_void) -> CudaError;
+    host_alloc = "cudaHostAlloc": fn(*mut *mut c_void, usize, c_uint) -> CudaError;
+    free_host = "cudaFreeHost": fn(*mut c_void) -> CudaError;
+    host_get_device_pointer = "cudaHostGetDevicePointer": fn(*mut *mut c_void, *mut c_void, c_uint) -> CudaError;
+    pointer_get_attributes = "cudaPointerGetAttributes": fn(*mut PointerAttributes, *const c_void) -> CudaError;
 });
 
 cuda_fns!(DriverFns {
@@ -259,6 +282,10 @@ pub struct CudaRuntime {
     streams: Arc<stream_kernels::Modules>,
     /// Multiprocessors of the device: the most work-groups of a stream collective.
     sm_count: u32,
+    /// The heaps are host memory registered with the GPU ([`GpuRuntime::use_host_heap`]).
+    host_heap: std::sync::atomic::AtomicBool,
+    /// Non-blocking stream of [`GpuRuntime::copy_beside_kernels`] (created on first use).
+    side_stream: std::sync::OnceLock<usize>,
 }
 
 impl CudaRuntime {
@@ -340,7 +367,61 @@ impl CudaRuntime {
             peers_unreachable,
             streams: Arc::new(stream_kernels::Modules::default()),
             sm_count,
+            host_heap: std::sync::atomic::AtomicBool::new(false),
+            side_stream: std::sync::OnceLock::new(),
         })
+    }
+
+    fn host_heap(&self) -> bool {
+        self.host_heap.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Registers host mapping `seg` with the GPU (Portable | Mapped) and checks that device
+    /// code reaches it at the same address; the segment then unregisters before it unmaps.
+    fn register(&self, seg: Segment, what: &str) -> Result<Segment> {
+        let c = &self.cuda;
+        // SAFETY: a live mapping of `seg.len` bytes.
+        c.check(&format!("cudaHostRegister({what}, {} bytes)", seg.len), unsafe {
+            (c.rt.host_register)(seg.base.cast(), seg.len, CUDA_HOST_PORTABLE_MAPPED)
+        })?;
+        let keep = Arc::clone(c);
+        let seg = seg.release_first(Box::new(move |base, _| {
+            // SAFETY: registered above, unregistered once.
+            unsafe { (keep.rt.host_unregister)(base.cast()) };
+        }));
+        self.same_address(seg.base, what)?;
+        Ok(seg)
+    }
+
+    /// Device code uses host pointers as they are: the device address of registered or
+    /// mapped host memory must be the host address (unified addressing, every 64-bit CUDA
+    /// system).
+    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
+        let c = &self.cuda;
+        let mut d: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `base` is registered or cudaHostAlloc memory; writes one pointer.
+        c.check(&format!("cudaHostGetDevicePointer({what})"), unsafe {
+            (c.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
+        })?;
+        if d.cast::<u8>() != base {
+            return Err(Error::Gpu(format!(
+                "{what}: the GPU maps host address {base:p} at {d:p}; the RO backend needs unified addressing"
+            )));
+        }
+        Ok(())
+    }
+
+    fn side_stream(&self) -> Result<Stream> {
+        if let Some(s) = self.side_stream.get() {
+            return Ok(*s as Stream);
+        }
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        self.cuda.check("cudaStreamCreateWithFlags", unsafe {
+            (self.cuda.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
+        })?;
+        // Two threads racing here: the loser's stream stays unused (one handle, never freed).
+        Ok(*self.side_stream.get_or_init(|| stream as usize) as Stream)
     }
 
     fn stream(&self) -> Stream {
@@ -401,11 +482,76 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
-        self.host.create_segment(name, len)
+        let seg = self.host.create_segment(name, len)?;
+        if self.host_heap() { self.register(seg, "this PE's heap") } else { Ok(seg) }
     }
 
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
-        self.host.open_peer_segment(handle, len)
+        let seg = self.host.open_peer_segment(handle, len)?;
+        if self.host_heap() { self.register(seg, "a peer's heap") } else { Ok(seg) }
+    }
+
+    fn use_host_heap(&self) -> Result<()> {
+        self.host_heap.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
+        let c = &self.cuda;
+        let len = len.max(1);
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        c.check(&format!("cudaHostAlloc({len} bytes, portable | mapped)"), unsafe {
+            (c.rt.host_alloc)(&mut p, len, CUDA_HOST_PORTABLE_MAPPED)
+        })?;
+        let keep = Arc::clone(c);
+        let seg = Segment::new(
+            p.cast(),
+            len,
+            Vec::new(),
+            Box::new(move |base, _| {
+                // SAFETY: from cudaHostAlloc, freed once.
+                unsafe { (keep.rt.free_host)(base.cast()) };
+            }),
+        );
+        // SAFETY: the whole allocation, host memory.
+        unsafe { std::ptr::write_bytes(seg.base, 0, len) };
+        self.same_address(seg.base, "the RO queues")?;
+        Ok(seg)
+    }
+
+    fn is_device_memory(&self, addr: usize) -> bool {
+        let c = &self.cuda;
+        let mut a = PointerAttributes {
+            kind: 0,
+            device: 0,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+            reserved: [0; 8],
+        };
+        // SAFETY: writes the attributes; any address may be asked about.
+        let rc = unsafe { (c.rt.pointer_get_attributes)(&mut a, addr as *const c_void) };
+        if rc != CUDA_SUCCESS {
+            c.clear_error();
+            return false;
+        }
+        a.kind == CUDA_MEMORY_TYPE_DEVICE
+    }
+
+    fn bind_thread(&self) -> Result<()> {
+        // SAFETY: a valid ordinal (chosen at init).
+        self.cuda.check(&format!("cudaSetDevice({})", self.device), unsafe { (self.cuda.rt.set_device)(self.device) })
+    }
+
+    unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let c = &self.cuda;
+        let s = self.side_stream()?;
+        // SAFETY: the caller's contract; our non-blocking stream.
+        c.check("cudaMemcpyAsync (RO staging)", unsafe {
+            (c.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, s)
+        })?;
+        // SAFETY: our stream.
+        c.check("cudaStreamSynchronize (RO staging)", unsafe { (c.rt.stream_synchronize)(s) })
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -417,7 +563,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn separate_device_segment(&self) -> bool {
-        true
+        !self.host_heap()
     }
 
     fn create_device_segment(&self, len: usize) -> Result<Segment> {

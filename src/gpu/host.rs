@@ -82,6 +82,26 @@ fn map(fd: i32, len: usize, what: &str) -> Result<*mut u8> {
     Ok(p.cast())
 }
 
+/// `len` zeroed bytes of private anonymous memory, page aligned.
+pub fn anonymous(len: usize) -> Result<Segment> {
+    let len = len.max(1);
+    // SAFETY: a new private anonymous mapping; the kernel picks the address.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(Error::last_os(format!("mmap of {len} anonymous bytes")));
+    }
+    Ok(Segment::new(p.cast(), len, Vec::new(), unmapper()))
+}
+
 fn unmapper() -> Box<dyn FnOnce(*mut u8, usize) + Send + Sync> {
     Box::new(|base, len| {
         // SAFETY: `base`/`len` are exactly what mmap returned for this segment.

@@ -56,6 +56,19 @@ impl Segment {
         Segment { base, len, handle, unmap: Some(unmap) }
     }
 
+    /// The same mapping, with `first` run before its own release (an unregistration before the
+    /// unmap).
+    pub fn release_first(mut self, first: Box<dyn FnOnce(*mut u8, usize) + Send + Sync>) -> Segment {
+        let then = self.unmap.take();
+        self.unmap = Some(Box::new(move |base, len| {
+            first(base, len);
+            if let Some(f) = then {
+                f(base, len);
+            }
+        }));
+        self
+    }
+
     pub fn contains(&self, addr: usize, len: usize) -> bool {
         let b = self.base as usize;
         addr >= b && len <= self.len && addr - b <= self.len - len
@@ -167,6 +180,44 @@ pub trait GpuRuntime: Send + Sync {
     fn open_peer_device_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
         let _ = (handle, len);
         Err(Error::Unsupported(format!("the {} platform has no separate device segment", self.platform().name())))
+    }
+    /// Puts the heaps in host memory that the GPU maps (the RO backend with an MPI that cannot
+    /// read GPU memory): from then on the device segment is not separate, and the host segments
+    /// are registered with the GPU (device pointer = host pointer). Called before any segment
+    /// exists. Nothing to do on the host platform.
+    fn use_host_heap(&self) -> Result<()> {
+        if self.platform() == Platform::Host {
+            return Ok(());
+        }
+        Err(Error::Unsupported(format!(
+            "heaps in host memory (ROCSHMEM_BACKEND=ro) are not built for the {} platform yet",
+            self.platform().name()
+        )))
+    }
+    /// `len` zeroed bytes of host memory that device code can also read and write at the same
+    /// address (RO command queues). Page aligned.
+    fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
+        host::anonymous(len)
+    }
+    /// Whether `addr` is GPU memory the CPU cannot load from or store to (the RO proxy stages
+    /// such buffers through host memory). False on the host platform.
+    fn is_device_memory(&self, addr: usize) -> bool {
+        let _ = addr;
+        false
+    }
+    /// Makes this runtime's device current on the calling thread (a thread of the library that
+    /// copies GPU memory, such as the RO proxy).
+    fn bind_thread(&self) -> Result<()> {
+        Ok(())
+    }
+    /// As [`GpuRuntime::copy`], on a stream of the library that never waits for the program's
+    /// kernels: for threads that serve running kernels (the RO proxy).
+    ///
+    /// # Safety
+    /// Both ranges must be valid for `len` bytes.
+    unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe { self.copy(dst, src, len) }
     }
     /// Device memory for a table device code reads (`len` bytes, zeroed), or None when device
     /// code reads the host's own tables (host platform).

@@ -171,7 +171,7 @@ pub struct SymmetricHeap {
     pub common_align: usize,
     alloc: Mutex<Allocator>,
     /// Copies and fills of device segments.
-    gpu: Arc<dyn GpuRuntime>,
+    pub gpu: Arc<dyn GpuRuntime>,
 }
 
 /// Every heap base is page aligned, whatever the mapping.
@@ -270,7 +270,9 @@ impl SymmetricHeap {
     /// # Safety
     /// Both ranges must be valid for `len` bytes (heap ranges checked by the caller).
     pub unsafe fn copy(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
-        if self.host_accessible() {
+        // On a GPU platform the other side may be GPU memory even when the heaps are host
+        // memory (RO), so the GPU runtime copies.
+        if self.gpu.platform() == crate::gpu::Platform::Host {
             // SAFETY: the caller's contract; memmove allows overlap.
             unsafe { std::ptr::copy(src, dst, len) };
             return Ok(());

@@ -225,8 +225,9 @@ typedef struct rocshmem_ctx_device {
  * - BARRIER / SYNC: `cond` team slot. Completes every earlier command first (barrier).
  * - BROADCAST: `cond` team slot, `pe` root (team index), `dst`, `src`, `len` bytes.
  * - FCOLLECT / ALLTOALL: `cond` team slot, `dst`, `src`, `len` bytes per member.
- * - ALLTOALLV: `cond` team slot, `src` address of a [`rocshmem_ro_alltoallv`] that the
- *   producer keeps alive until done; `dtype` element type.
+ * - ALLTOALLV: `cond` team slot, `src` address of the slot's [`rocshmem_ro_alltoallv`] in the
+ *   queue's `args` (the producer fills it before the command: a GPU thread's own memory is
+ *   not host-visible); `dtype` element type.
  * - REDUCE / REDUCE_SCATTER: `cond` team slot, `dst`, `src`, `len` elements (per member for
  *   the scatter form), `dtype` a `ROCSHMEM_RO_<type>` code, `sub` the operation (0 sum, 1 max,
  *   2 min, 3 prod, 4 and, 5 or, 6 xor: the device library's `Op`).
@@ -262,6 +263,18 @@ typedef struct rocshmem_ro_cmd {
 } rocshmem_ro_cmd;
 
 /**
+ * The arguments of an ALLTOALLV command (element counts and displacements per member).
+ */
+typedef struct rocshmem_ro_alltoallv {
+  uint64_t dest;
+  const uintptr_t *dest_nelems;
+  const uintptr_t *dest_displs;
+  uint64_t source;
+  const uintptr_t *source_nelems;
+  const uintptr_t *source_displs;
+} rocshmem_ro_alltoallv;
+
+/**
  * One queue: the producers' ticket counter and the proxy's progress on separate 64-byte
  * lines, then the commands.
  */
@@ -280,7 +293,11 @@ typedef struct rocshmem_ro_queue {
    * `ROCSHMEM_RO_QUEUE_SLOTS` commands.
    */
   struct rocshmem_ro_cmd *cmds;
-  uint64_t pad2[7];
+  /**
+   * One ALLTOALLV argument block per slot (slot i's producer owns `args[i]` with the slot).
+   */
+  struct rocshmem_ro_alltoallv *args;
+  uint64_t pad2[6];
 } rocshmem_ro_queue;
 
 /**
@@ -386,17 +403,5 @@ typedef struct rocshmem_device_fast {
    */
   uint64_t heap_bases[ROCSHMEM_FAST_PES];
 } rocshmem_device_fast;
-
-/**
- * The arguments of an ALLTOALLV command (element counts and displacements per member).
- */
-typedef struct rocshmem_ro_alltoallv {
-  uint64_t dest;
-  const uintptr_t *dest_nelems;
-  const uintptr_t *dest_displs;
-  uint64_t source;
-  const uintptr_t *source_nelems;
-  const uintptr_t *source_displs;
-} rocshmem_ro_alltoallv;
 
 #endif  /* ROCSHMEM_DEVICE_ABI_H */

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Runs ON the NVIDIA GPU machine (no Rust there): the RO backend's functional suite on GPUs.
+# Builds the device functional tests (rocshmem_device_tests_gpu) and the host-API programs of
+# ctests/ro with nvcc/gcc against a Rust core built elsewhere, and runs them under mpirun with
+# ROCSHMEM_BACKEND=ro in the three placements of ctests/ro:
+#   noipc   ROCSHMEM_DISABLE_MIXED_IPC=1, 2 PEs: every peer through the proxies and MPI;
+#   mixed   2 PEs on one node: peers mapped, atomics through the proxies;
+#   nodes2  4 PEs as two pretend nodes (ctests/ro/pretend_nodes.sh).
+# PEs take GPU local-rank % GPU count, so one GPU runs every PE of the job.
+#   scripts/gpu-nvidia-ro.sh <core dir> [out dir]
+# Writes <out dir>/gpu-ro-table.md (test, config, PEs, result, seconds); exit status 0 when all
+# passed. RO_ONLY=<regex> runs the matching tests only (names as in the table).
+set -u
+CORE=$(cd "${1:?core dir}" && pwd)
+OUTDIR=$(mkdir -p "${2:-.}" && cd "${2:-.}" && pwd)
+cd "$(dirname "$0")/.."
+BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+HOST_PROGRAMS="hello rma_ring teams heap bad_input cxx_dropin typed_rma typed_amo typed_p2p typed_coll"
+echo "== configure and build (nvcc: $NVCC, core: $CORE)"
+cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release \
+  ${ROCSHMEM_BITCODE_PREBUILT:+-DROCSHMEM_DEVICE_BITCODE_PREBUILT="$(cd "$ROCSHMEM_BITCODE_PREBUILT" && pwd)"} \
+  >"$OUTDIR/ro-configure.log" 2>&1 || { tail -30 "$OUTDIR/ro-configure.log"; exit 1; }
+start=$(date +%s)
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu $HOST_PROGRAMS >"$OUTDIR/ro-build.log" 2>&1 ||
+  { grep -E "error|Error" "$OUTDIR/ro-build.log" | head -40; exit 1; }
+echo "built in $(($(date +%s) - start)) s"
+DEVTEST=$(find "$BUILD" -name rocshmem_device_tests_gpu -type f -perm -u+x | head -1)
+# MPI one-sided operations between the PEs of one node need btl/vader's single-copy mechanism
+# (osc/rdma); the lent machine's environment turns it off (none), so CMA is asked for here.
+export OMPI_MCA_btl_vader_single_copy_mechanism=${RO_VADER_COPY:-cma}
+MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ROCSHMEM_BACKEND=ro -x OMPI_MCA_btl_vader_single_copy_mechanism"
+TABLE="$OUTDIR/gpu-ro-table.md"
+printf '| test | config | PEs | result | seconds |\n|---|---|---|---|---|\n' >"$TABLE"
+fails=0
+# run <name> <config> <np> <program> [args...]
+run() {
+  name=$1 cfg=$2 np=$3
+  shift 3
+  if [ -n "${RO_ONLY:-}" ] && ! echo "${name}_$cfg" | grep -Eq "$RO_ONLY"; then return; fi
+  case $cfg in
+  noipc) set -- -x ROCSHMEM_DISABLE_MIXED_IPC=1 "$@" ;;
+  nodes2) set -- "$PWD/ctests/ro/pretend_nodes.sh" "$@" ;;
+  esac
+  log="$OUTDIR/ro-$name-$cfg-np$np.log"
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086
+  timeout 240 $MPIRUN -np "$np" ${RO_ENV:-} "$@" >"$log" 2>&1 </dev/null
+  rc=$?
+  secs=$(awk "BEGIN{print ($(date +%s%N) - $t0) / 1e9}")
+  if [ $rc -eq 0 ]; then res=passed; else res="FAILED ($rc)"; fails=$((fails + 1)); tail -15 "$log"; fi
+  printf '| %s | %s | %s | %s | %.1f |\n' "$name" "$cfg" "$np" "$res" "$secs" | tee -a "$TABLE"
+}
+echo "== device functional suite (ctests/ro/device_families.txt)"
+grep -E '^[a-z]+=' ctests/ro/device_families.txt | while IFS='=' read -r family tests; do
+  echo "$family $tests"
+done >"$OUTDIR/families.txt"
+while read -r family tests; do
+  for c in "noipc 2" "mixed 2" "nodes2 4"; do
+    # shellcheck disable=SC2086
+    run "device_$family" $c "$DEVTEST" -t "$tests" -w 2 -z 64 -L
+  done
+done <"$OUTDIR/families.txt"
+echo "== host API programs"
+for p in $HOST_PROGRAMS; do
+  exe=$(find "$BUILD" -name "$p" -type f -perm -u+x | head -1)
+  [ -n "$exe" ] || { echo "| $p | - | - | NOT BUILT | - |" | tee -a "$TABLE"; fails=$((fails + 1)); continue; }
+  RO_ENV=""
+  [ "$p" = bad_input ] && RO_ENV="-x ROCSHMEM_HEAP_SIZE=8M"
+  for c in "noipc 2" "mixed 2" "nodes2 4"; do
+    # shellcheck disable=SC2086
+    run "$p" $c "$exe"
+  done
+done
+echo "$fails failed"
+[ "$fails" -eq 0 ]

@@ -153,7 +153,8 @@ pub const ROCSHMEM_FAST_RO: i32 = 1;
 // then release-stores `seq = t + 1` (ready). The proxy takes tickets in order; after running
 // ticket t it either frees the slot (`seq = t + slots`), or, when the producer waits
 // ([`ROCSHMEM_RO_FLAG_WAIT`]), stores `result` and release-stores `seq = t + 2` (done); the
-// producer reads `result` and frees the slot itself. Commands of one queue run in order.
+// producer reads `result` and frees the slot itself. Commands of one queue start in order;
+// collectives complete in any order (the proxy does not hold a queue for one in flight).
 // On the host platform waiters block on a futex on the low 32 bits of `seq`: whoever changes
 // `seq` for a waiter (the proxy on done; the proxy or producer on free, when `tail` shows a
 // producer of the next lap) wakes it (FUTEX_WAKE_PRIVATE); a waiter also re-checks every 1 ms.

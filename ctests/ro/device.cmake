@@ -22,3 +22,8 @@ foreach(f IN LISTS ro_device_families)
   rocshmem_ro_test(device_${family} NP 3 TIMEOUT 300 LABELS device ENV ROCSHMEM_HOST_WAVE_SIZE=32
     COMMAND $<TARGET_FILE:rocshmem_device_tests> -t ${tests} -w 2 -z 8 -L)
 endforeach()
+# Two waves per work-group share one queue: waves on different teams queue their collectives
+# in different orders on different PEs, and the proxy must not serve a queue's collectives one
+# at a time (that deadlocked coll-multi-team; found on an H200 with the GPU shape -w 2 -z 64).
+rocshmem_ro_test(device_two_waves NP 4 TIMEOUT 300 LABELS device ENV ROCSHMEM_HOST_WAVE_SIZE=32
+  COMMAND $<TARGET_FILE:rocshmem_device_tests> -t coll-multi-team,coll-move-wave,coll-reduce-wave -w 2 -z 64 -L)

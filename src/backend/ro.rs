@@ -804,29 +804,37 @@ impl Proxy {
         let nq = dev.n_queues as usize;
         let slots = dev.slots as u64;
         let mut head = vec![0u64; nq];
-        let mut pending: Vec<Option<Pending>> = (0..nq).map(|_| None).collect();
+        // Collectives in flight, per queue. A queue does not wait for its in-flight collective:
+        // the producer of a collective waits for it, so the commands after it in the queue
+        // come from other producers (other waves of the work-group). Two waves on two teams
+        // may queue their collectives in different orders on different PEs; waiting at the
+        // head of the queue deadlocked them (coll-multi-team, 2 waves per work-group).
+        let mut pending: Vec<Vec<Pending>> = (0..nq).map(|_| Vec::new()).collect();
         let mut idle_since: Option<Instant> = None;
         loop {
             let mut did = false;
             for q in 0..nq {
                 // SAFETY: queue q of the device block.
                 let queue = unsafe { &*dev.queues.add(q) };
-                if let Some(p) = &mut pending[q] {
+                let mut i = 0;
+                while i < pending[q].len() {
+                    let p = &mut pending[q][i];
                     match self.sh.m.test(&mut p.req, p.what) {
-                        Ok(false) => continue,
+                        Ok(false) => {
+                            i += 1;
+                            continue;
+                        }
                         Ok(true) => {}
                         Err(e) => self.sh.fatal(&format!("queue {q}: {e}")),
                     }
-                    let p = pending[q].take().unwrap();
+                    let p = pending[q].swap_remove(i);
                     if let After::Copy { dst, src, len } = p.after {
                         // SAFETY: local buffers the producer keeps until done.
                         unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len as usize) };
                     }
-                    // SAFETY: the head command's slot.
+                    // SAFETY: the command's slot (it stays taken until completed).
                     let c = unsafe { &mut *queue.cmds.add((p.ticket % slots) as usize) };
                     complete(queue, c, p.ticket, slots, 0);
-                    head[q] += 1;
-                    word(&queue.head).store(head[q], Ordering::Relaxed);
                     did = true;
                 }
                 for _ in 0..16 {
@@ -838,24 +846,21 @@ impl Proxy {
                     }
                     did = true;
                     match self.exec(c) {
-                        Ok(Outcome::Done(r)) => {
-                            complete(queue, c, t, slots, r);
-                            head[q] += 1;
-                            word(&queue.head).store(head[q], Ordering::Relaxed);
-                        }
+                        Ok(Outcome::Done(r)) => complete(queue, c, t, slots, r),
                         Ok(Outcome::InFlight(req, after, what)) => {
-                            pending[q] = Some(Pending { ticket: t, req, after, what });
-                            break;
+                            pending[q].push(Pending { ticket: t, req, after, what })
                         }
                         Err(e) => self.sh.fatal(&format!("device operation {} (queue {q}): {e}", op_name(c.op))),
                     }
+                    head[q] += 1;
+                    word(&queue.head).store(head[q], Ordering::Relaxed);
                 }
             }
             if did {
                 idle_since = None;
                 continue;
             }
-            if self.stop.load(Ordering::Acquire) && pending.iter().all(Option::is_none) {
+            if self.stop.load(Ordering::Acquire) && pending.iter().all(Vec::is_empty) {
                 if let Err(e) = self.sh.flush_all() {
                     self.sh.fatal(&format!("finalize: {e}"));
                 }

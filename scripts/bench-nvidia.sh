@@ -18,7 +18,12 @@
 # after the start, default 560, so the table comes out within a 10-minute command), BENCH_GROUPS
 # (default: put get p pingpong signal amo barrier coll stream hostbarrier), BENCH_INIT_LAUNCHES
 # (extra init-only launches per library, default 3), BENCH_CUDA_ARCH (default sm_90),
-# ROCSHMEM_GPU_BUILD (the CMake build folder, default .dev/build-gpu, shared with gpu-nvidia.sh).
+# ROCSHMEM_GPU_BUILD (the CMake build folder, default .dev/build-gpu, shared with gpu-nvidia.sh),
+# BENCH_MAX_BYTES (the largest transfer, -m; default 256 MiB).
+# BENCH_BACKEND=ro: ours runs the RO backend (ROCSHMEM_BACKEND=ro, ROCSHMEM_DISABLE_MIXED_IPC=1:
+# every operation on the peer through the proxies and MPI) under mpirun, and NVSHMEM runs with
+# NVSHMEM_DISABLE_P2P=1 and its UCX remote transport, the proxy-based path closest to it (both
+# settings can be overridden). Default groups there: p pingpong amo put.
 # Our `stream` group needs the *_on_stream declarations in include/rocshmem: without them it
 # stops with an error saying so, and the table shows – for ours in those rows.
 # Afterwards, on any machine with matplotlib: scripts/plot-bench.py <out dir>/bench.csv
@@ -45,13 +50,29 @@ export ROCSHMEM_GPU=${ROCSHMEM_GPU:-nvidia}
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 # NVSHMEM: the unique-id bootstrap over loopback (both PEs are on this host), no remote transport.
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
-export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}
+BACKEND=${BENCH_BACKEND:-ipc}
+case $BACKEND in
+ipc) export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none} ;;
+ro)
+  export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-ucx} NVSHMEM_DISABLE_P2P=${NVSHMEM_DISABLE_P2P:-1}
+  # Open MPI's one-sided operations between PEs of one node need vader's single-copy mechanism
+  # (the lent machine's environment turns it off); see docs/ro.md.
+  export OMPI_MCA_btl_vader_single_copy_mechanism=${RO_VADER_COPY:-cma}
+  ;;
+*) echo "BENCH_BACKEND must be ipc or ro, not '$BACKEND'" >&2; exit 2 ;;
+esac
 T=${BENCH_TIMEOUT:-75}
 T_INIT=${BENCH_INIT_TIMEOUT:-45}
 DEADLINE=${BENCH_DEADLINE:-560}
 # The data's seed: fresh for every job, the same for both PEs (bench/gpu/bench_main.cu).
 export BENCH_SEED=${BENCH_SEED:-$(((RANDOM << 15) | RANDOM))}
-GROUPS_LIST=${BENCH_GROUPS:-put get p pingpong signal amo barrier coll stream hostbarrier}
+if [ "$BACKEND" = ro ]; then
+  GROUPS_LIST=${BENCH_GROUPS:-p pingpong amo put}
+else
+  GROUPS_LIST=${BENCH_GROUPS:-put get p pingpong signal amo barrier coll stream hostbarrier}
+fi
+MAX_ARGS=()
+[ -n "${BENCH_MAX_BYTES:-}" ] && MAX_ARGS=(-m "$BENCH_MAX_BYTES")
 INIT_LAUNCHES=${BENCH_INIT_LAUNCHES:-3}
 ARCH=${BENCH_CUDA_ARCH:-sm_90}
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -155,7 +176,8 @@ after() {
   fi
 }
 
-# run_roc <group>: rocshmem-run -n 2; every output line goes to RAW as "roc <launch> <line>".
+# run_roc <group>: rocshmem-run -n 2 (mpirun -np 2 for RO); every output line goes to RAW as
+# "roc <launch> <line>".
 run_roc() {
   local t
   t=$(limit "$1")
@@ -166,7 +188,15 @@ run_roc() {
   fi
   LAUNCH=$((LAUNCH + 1))
   echo "== roc launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
-  timeout -k 10 "$t" "$BUILD/bin/rocshmem-run" -n 2 "$BB/gpu_bench_rocshmem" -b "$1" >"$W/out" 2>"$W/err"
+  if [ "$BACKEND" = ro ]; then
+    timeout -k 10 "$t" mpirun --allow-run-as-root --oversubscribe -np 2 -x ROCSHMEM_BACKEND=ro \
+      -x ROCSHMEM_DISABLE_MIXED_IPC=1 -x OMPI_MCA_btl_vader_single_copy_mechanism -x ROCSHMEM_GPU -x BENCH_SEED \
+      ${BENCH_SCALE:+-x BENCH_SCALE} "$BB/gpu_bench_rocshmem" -b "$1" ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} \
+      >"$W/out" 2>"$W/err" </dev/null
+  else
+    timeout -k 10 "$t" "$BUILD/bin/rocshmem-run" -n 2 "$BB/gpu_bench_rocshmem" -b "$1" ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} \
+      >"$W/out" 2>"$W/err"
+  fi
   local rc=$?
   cat "$W/err" >>"$LOG"
   awk -v l="$LAUNCH" '{ print "roc", l, $0 }' "$W/out" >>"$RAW"
@@ -190,10 +220,10 @@ run_nv() {
   local LD_LIBRARY_PATH="$NV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export LD_LIBRARY_PATH
   BENCH_RANK=0 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
-    >"$W/out.0" 2>"$W/err.0" &
+    ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} >"$W/out.0" 2>"$W/err.0" &
   p0=$!
   BENCH_RANK=1 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
-    >"$W/out.1" 2>"$W/err.1" &
+    ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} >"$W/out.1" 2>"$W/err.1" &
   p1=$!
   while [ $rc0 = unset ] || [ $rc1 = unset ]; do
     if [ $rc0 = unset ] && ! kill -0 $p0 2>/dev/null; then
@@ -318,8 +348,14 @@ TOPO=$(nvidia-smi topo -m 2>/dev/null | awk 'NR == 2 { print $3 }')
   echo "|---|---|"
   echo "| GPUs | ${GPUS:-?} (GPU0-GPU1 link: ${TOPO:-?}) |"
   echo "| nvcc | $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') (\`-arch=$ARCH -rdc=true -O3 -maxrregcount=64\`) |"
-  echo "| ours | commit $COMMIT; device library \`librocshmem_device.a\`; \`rocshmem-run -n 2\`; PEs on GPUs (PCI) $(sed -n 1p "$DEVS") |"
-  echo "| NVSHMEM | ${NV_VERSION:-?} (\`$NV\`), unique-id bootstrap, NVSHMEM_DISABLE_NVLS=1, NVSHMEM_REMOTE_TRANSPORT=$NVSHMEM_REMOTE_TRANSPORT; PEs on GPUs (PCI) $(sed -n 2p "$DEVS") |"
+  if [ "$BACKEND" = ro ]; then
+    OURS_HOW="RO backend: \`mpirun -np 2\`, ROCSHMEM_BACKEND=ro, ROCSHMEM_DISABLE_MIXED_IPC=1"
+    NV_HOW="NVSHMEM_DISABLE_P2P=${NVSHMEM_DISABLE_P2P:-0}, "
+  else
+    OURS_HOW="\`rocshmem-run -n 2\`" NV_HOW=""
+  fi
+  echo "| ours | commit $COMMIT; device library \`librocshmem_device.a\`; $OURS_HOW; PEs on GPUs (PCI) $(sed -n 1p "$DEVS") |"
+  echo "| NVSHMEM | ${NV_VERSION:-?} (\`$NV\`), unique-id bootstrap, NVSHMEM_DISABLE_NVLS=1, ${NV_HOW}NVSHMEM_REMOTE_TRANSPORT=$NVSHMEM_REMOTE_TRANSPORT; PEs on GPUs (PCI) $(sed -n 2p "$DEVS") |"
   echo "| BENCH_SCALE, BENCH_SEED | ${BENCH_SCALE:-1}, $BENCH_SEED |"
   echo
   cat "$TBL"

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-HOST_PROGRAMS="hello rma_ring teams heap bad_input cxx_dropin typed_rma typed_amo typed_p2p typed_coll"
+HOST_PROGRAMS="hello rma_ring teams heap bad_input cxx_dropin typed_rma typed_amo typed_p2p typed_coll cas_contention"
 echo "== configure and build (nvcc: $NVCC, core: $CORE)"
 cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
   -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release \

@@ -172,8 +172,15 @@ impl Shared {
     /// A put of `len` bytes of local `src` to PE `pe`: complete remotely at return with
     /// `flush`. A source in GPU memory goes through a host buffer, a piece at a time, each piece
     /// flushed before the buffer is reused (so it is always complete at return).
+    /// Whether `addr` is GPU memory (staged through host buffers). This PE's segment is host
+    /// memory by construction, and most sources and destinations lie in it: no driver call
+    /// (`cudaPointerGetAttributes`) on the proxy's path for them.
+    fn gpu_memory(&self, addr: usize) -> bool {
+        !(addr >= self.win_base && addr - self.win_base < self.win_len) && self.gpu.is_device_memory(addr)
+    }
+
     fn put_any(&self, src: *const u8, len: usize, pe: usize, disp: MPI_Aint, flush: bool) -> MResult<()> {
-        if !self.gpu.is_device_memory(src as usize) {
+        if !self.gpu_memory(src as usize) {
             self.put(src, len, pe, disp)?;
             return if flush { self.flush(pe) } else { Ok(()) };
         }
@@ -191,7 +198,7 @@ impl Shared {
     /// A get of `len` bytes from PE `pe` into local `dst`, complete at return; a destination in
     /// GPU memory is filled from a host buffer, a piece at a time.
     fn get_any(&self, dst: *mut u8, len: usize, pe: usize, disp: MPI_Aint) -> MResult<()> {
-        if !self.gpu.is_device_memory(dst as usize) {
+        if !self.gpu_memory(dst as usize) {
             self.get(dst, len, pe, disp)?;
             return self.flush(pe);
         }
@@ -210,7 +217,7 @@ impl Shared {
     /// memory).
     fn read_words(&self, p: *const usize, n: usize) -> MResult<Vec<usize>> {
         let mut v = vec![0usize; n];
-        if self.gpu.is_device_memory(p as usize) {
+        if self.gpu_memory(p as usize) {
             // SAFETY: the producer's array of `n` words; our vector of `n`.
             unsafe { self.gpu.copy_beside_kernels(v.as_mut_ptr().cast(), p.cast(), n * 8) }
                 .map_err(|e| e.to_string())?;
@@ -224,7 +231,7 @@ impl Shared {
     /// Refuses a collective buffer in GPU memory: MPI reads and writes it in place, and
     /// collective buffers are symmetric (the heaps are host memory).
     fn host_buffer(&self, addr: u64, what: &str) -> MResult<()> {
-        if addr != 0 && self.gpu.is_device_memory(addr as usize) {
+        if addr != 0 && self.gpu_memory(addr as usize) {
             return Err(format!(
                 "the {what} buffer {addr:#x} is GPU memory outside the symmetric heap (collectives take symmetric buffers)"
             ));
@@ -801,6 +808,7 @@ impl Proxy {
         if let Err(e) = self.sh.gpu.bind_thread() {
             self.sh.fatal(&format!("the proxy thread cannot use the GPU: {e}"));
         }
+        unpin_proxy_thread();
         let nq = dev.n_queues as usize;
         let slots = dev.slots as u64;
         let mut head = vec![0u64; nq];
@@ -1118,6 +1126,41 @@ fn op_name(op: u8) -> &'static str {
         "REDUCE_SCATTER",
     ];
     NAMES.get(op as usize).copied().unwrap_or("?")
+}
+
+/// A PE bound to a single CPU (Open MPI's default for `-np 1` and `-np 2` is one core per rank)
+/// would leave the proxy sharing that CPU with the application thread, which spins in
+/// `cudaStreamSynchronize` or a wait loop while its kernel waits for the proxy: every device
+/// command then waits for a scheduler time slice (measured on the H200: p + quiet > 0.4 ms).
+/// So the proxy thread alone, when it inherits a one-CPU mask, asks for every CPU; the kernel
+/// keeps it inside the job's cpuset. A mask of two or more CPUs is the user's choice and kept.
+fn unpin_proxy_thread() {
+    // SAFETY: cpu_set_t is plain data; pid 0 is the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0
+            || libc::CPU_COUNT(&set) != 1
+        {
+            return;
+        }
+        let mut all: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(cpu, &mut all);
+        }
+        let widened = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &all) == 0
+            && libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0;
+        let n = if widened { libc::CPU_COUNT(&set) } else { 1 };
+        if n > 1 {
+            crate::log_info!("rocshmem_init", "RO: this PE is bound to one CPU; its proxy thread runs on any of {n}");
+        } else {
+            crate::log_warn!(
+                "rocshmem_init",
+                "RO: this PE may use one CPU only, so its proxy thread shares it with the application: device \
+                 operations will wait for the scheduler (milliseconds each); give each PE two or more CPUs \
+                 (mpirun --bind-to none, or --map-by slot:PE=2)"
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -169,9 +169,6 @@ impl Shared {
         })
     }
 
-    /// A put of `len` bytes of local `src` to PE `pe`: complete remotely at return with
-    /// `flush`. A source in GPU memory goes through a host buffer, a piece at a time, each piece
-    /// flushed before the buffer is reused (so it is always complete at return).
     /// Whether `addr` is GPU memory (staged through host buffers). This PE's segment is host
     /// memory by construction, and most sources and destinations lie in it: no driver call
     /// (`cudaPointerGetAttributes`) on the proxy's path for them.
@@ -179,6 +176,9 @@ impl Shared {
         !(addr >= self.win_base && addr - self.win_base < self.win_len) && self.gpu.is_device_memory(addr)
     }
 
+    /// A put of `len` bytes of local `src` to PE `pe`: complete remotely at return with
+    /// `flush`. A source in GPU memory goes through a host buffer, a piece at a time, each piece
+    /// flushed before the buffer is reused (so it is always complete at return).
     fn put_any(&self, src: *const u8, len: usize, pe: usize, disp: MPI_Aint, flush: bool) -> MResult<()> {
         if !self.gpu_memory(src as usize) {
             self.put(src, len, pe, disp)?;

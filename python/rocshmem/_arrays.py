@@ -119,11 +119,11 @@ def _overlaps(a: Allocation, ptr: int, n: int) -> bool:
     return ptr < a.ptr + max(a.nbytes, 1) and a.ptr < ptr + n
 
 
-def allocation_at(ptr: int) -> Optional[Allocation]:
-    """The live allocation that starts at ptr."""
+def live_allocation_containing(ptr: int) -> Optional[Allocation]:
+    """The live allocation that holds address ptr."""
     with _alloc_lock:
         for a in _allocations:
-            if a.live and a.ptr == ptr:
+            if a.live and _overlaps(a, ptr, 1):
                 return a
     return None
 
@@ -337,7 +337,7 @@ class DeviceArray:
             k = key[d] if d < len(key) else slice(None)
             if isinstance(k, slice):
                 start, stop, step = k.indices(n)
-                count = max(0, (stop - start + (step - (1 if step > 0 else -1))) // step)
+                count = len(range(start, stop, step))
                 ptr += start * s * self.dtype.itemsize
                 shape.append(count)
                 strides.append(s * step)

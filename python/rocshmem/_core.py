@@ -221,11 +221,11 @@ def free(a: ArrayLike) -> None:
     """Frees an array from :func:`array` or :func:`tensor` (collective: every PE frees the same
     array). Give the whole array, as it was returned (or a view of all of it)."""
     b = buf_of(a, "rocshmem.free", "the array")
-    alloc = _arrays.allocation_at(b.ptr)
+    check_not_freed("rocshmem.free", "the array", b.ptr, b.nbytes)
+    alloc = _arrays.live_allocation_containing(b.ptr)
     if alloc is None:
-        check_not_freed("rocshmem.free", "the array", b.ptr, b.nbytes)
-        raise error("rocshmem.free", f"{b.ptr:#x} is not the start of an array from rocshmem.array/tensor")
-    if b.nbytes != alloc.nbytes:
+        raise error("rocshmem.free", f"{b.ptr:#x} is not in an array from rocshmem.array/tensor")
+    if b.ptr != alloc.ptr or b.nbytes != alloc.nbytes:
         raise error("rocshmem.free", f"give the whole array ({alloc.nbytes} bytes), not a part of "
                                      f"{b.nbytes} bytes")
     call("rocshmem_free", ctypes.c_void_p(b.ptr))

@@ -86,28 +86,27 @@ def n_pes(_semantic=None):
     return _call("rocshmem_n_pes", [], [], tl.int32, _semantic)
 
 
+def _rma_wg(symbol: str, dst: Any, src: Any, nbytes: Any, pe: Any, s: Any) -> None:
+    _call(symbol, [_i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe, s)],
+          [tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+
+
 @core.extern
 def putmem_wg(dst, src, nbytes, pe, _semantic=None):
     """Copies nbytes from src to symmetric dst on PE pe (whole block; complete on return)."""
-    s = _semantic
-    _call("rocshmem_putmem_wg", [_i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+    _rma_wg("rocshmem_putmem_wg", dst, src, nbytes, pe, _semantic)
 
 
 @core.extern
 def getmem_wg(dst, src, nbytes, pe, _semantic=None):
     """Copies nbytes from symmetric src on PE pe to local dst (whole block)."""
-    s = _semantic
-    _call("rocshmem_getmem_wg", [_i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+    _rma_wg("rocshmem_getmem_wg", dst, src, nbytes, pe, _semantic)
 
 
 @core.extern
 def putmem_nbi_wg(dst, src, nbytes, pe, _semantic=None):
     """Non-blocking putmem_wg: complete after quiet (whole block)."""
-    s = _semantic
-    _call("rocshmem_putmem_nbi_wg", [_i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+    _rma_wg("rocshmem_putmem_nbi_wg", dst, src, nbytes, pe, _semantic)
 
 
 @core.extern

@@ -9,6 +9,7 @@ ROCSHMEM_PYTEST_NRANKS (any mode) is the number of PEs the test expects.
 """
 
 import os
+import sys
 import time
 
 import pytest
@@ -43,3 +44,17 @@ def runtime():
         rocshmem.init()
     yield
     rocshmem.finalize()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test ends this PE at once, with its report: the other PEs would otherwise wait
+    in the failed test's collectives; rocshmem-run (or the driver) then stops them."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        pe = os.environ.get("ROCSHMEM_RUN_RANK", os.environ.get("ROCSHMEM_PYTEST_RANK", "?"))
+        sys.stderr.write(f"\nFAIL rocshmem pytest: PE {pe}: {item.nodeid} ({rep.when}):\n{rep.longreprtext}\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(1)

@@ -71,6 +71,7 @@ def test_put_get_whole_arrays(job, dtype):
         dst = rocshmem.array(size, dtype)
         assert isinstance(dst, np.ndarray) and dst.shape == (size,) and dst.dtype == np.dtype(dtype)
         assert not dst.any(), "arrays start zeroed"
+        rocshmem.barrier_all()  # nobody writes into it before everyone has looked
         src = data(seed, me, ("put", dtype, size), size, dtype)
         rocshmem.put(dst, src, nxt)
         rocshmem.barrier_all()

@@ -427,10 +427,8 @@ def _from_interface(obj: Any, iface: Dict[str, Any]) -> Buf:
         dt: Optional[DType] = DType("bf", 2, "bfloat16")
     else:
         try:
-            dt = DType(typestr[1], int(typestr[2:]), typestr[1:])
-            if dt.typename is None:
-                dt = None
-        except ValueError:
+            dt = dtype_of(typestr[1:])
+        except TypeError:
             dt = None
     item = dt.itemsize if dt else int(typestr[2:] or 1)
     strides = iface.get("strides")

@@ -20,6 +20,7 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
         ("src/api/generated/p2p_sync.rs", emit::rust_module(&["P2P_SYNC"], "p2p")),
         ("src/api/generated/coll.rs", emit::rust_module(&["COLL", "COLL-legacy"], "coll")),
         ("include/rocshmem/rocshmem_constants.hpp", emit::cxx_consts()),
+        ("python/rocshmem/_table.py", emit::python_table(version)),
         ("include/rocshmem/rocshmem_config.h", emit::config_h(version, &vendor)),
         ("include/rocshmem/rocshmem_HOST.hpp", emit::host_core_header()),
         (

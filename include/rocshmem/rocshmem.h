@@ -4482,6 +4482,13 @@ void rocshmem_finalize(void);
 // Internal (used by the C++ shim): whether the runtime is initialised. Prints nothing.
 bool rocshmemi_initialized(void);
 
+// Extension (not upstream): the one-line message of the last error this thread reported
+// (`rocshmem: PE <n>: error: <call>: <what>`, without the newline), or NULL if it reported
+// none since the previous call; each error is returned once. Kept whatever
+// `ROCSHMEM_DEBUG_LEVEL` says. For bindings (the Python package) that turn a failed call into
+// an exception; the text stays valid until this thread's next call of this function.
+const char *rocshmem_last_error(void);
+
 // Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.
 //
 // # Safety

@@ -207,6 +207,26 @@ pub extern "C" fn rocshmemi_initialized() -> bool {
     rt().is_ok()
 }
 
+/// Extension (not upstream): the one-line message of the last error this thread reported
+/// (`rocshmem: PE <n>: error: <call>: <what>`, without the newline), or NULL if it reported
+/// none since the previous call; each error is returned once. Kept whatever
+/// `ROCSHMEM_DEBUG_LEVEL` says. For bindings (the Python package) that turn a failed call into
+/// an exception; the text stays valid until this thread's next call of this function.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_last_error() -> *const c_char {
+    thread_local! {
+        static TAKEN: std::cell::RefCell<std::ffi::CString> = std::cell::RefCell::new(std::ffi::CString::default());
+    }
+    match catch_unwind(crate::log::take_last_error) {
+        Ok(Some(line)) => TAKEN.with(|t| {
+            let mut t = t.borrow_mut();
+            *t = std::ffi::CString::new(line.replace('\0', " ")).unwrap_or_default();
+            t.as_ptr()
+        }),
+        _ => std::ptr::null(),
+    }
+}
+
 /// Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.
 ///
 /// # Safety

@@ -20,16 +20,18 @@ fail() {
 }
 TMP=$(mktemp -d /tmp/rocshmem-gpu-share.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-# PE r's ROCSHMEM_TEST_FAKE_GPU is word r of $FAKES (rocshmem-run sets ROCSHMEM_RUN_RANK).
+# PE r's ROCSHMEM_TEST_FAKE_GPU is word r of $FAKES (rocshmem-run sets ROCSHMEM_RUN_RANK). A PE
+# that fails lingers a second before it exits, so that rocshmem-run (which stops the others at
+# the first failure) does not stop a PE before it has printed its own line.
 printf '%s\n' '#!/bin/sh' 'i=0' 'for f in $FAKES; do' \
   '  [ "$i" = "$ROCSHMEM_RUN_RANK" ] && ROCSHMEM_TEST_FAKE_GPU=$f && export ROCSHMEM_TEST_FAKE_GPU' \
-  '  i=$((i + 1))' 'done' 'exec "$@"' >"$TMP/pe.sh"
+  '  i=$((i + 1))' 'done' '"$@"' 'rc=$?' '[ $rc -eq 0 ] || sleep 1' 'exit $rc' >"$TMP/pe.sh"
 # run <name> <n> "<fake of PE 0> <fake of PE 1> ..." <env...>
 run() {
   name=$1 n=$2 FAKES=$3
   export FAKES
   shift 3
-  env ROCSHMEM_BOOTSTRAP_TIMEOUT=10 "$@" timeout 60 "$RUN" -n "$n" sh "$TMP/pe.sh" "$HELLO" >"$TMP/$name" 2>&1
+  env ROCSHMEM_BOOTSTRAP_TIMEOUT=10 "$@" timeout 60 "$RUN" -p -n "$n" sh "$TMP/pe.sh" "$HELLO" >"$TMP/$name" 2>&1
   echo $?
 }
 # expect_refused <name> <rc> <n> <pattern...>: every PE printed its rocshmem_init line, and each
@@ -43,7 +45,8 @@ expect_refused() {
   grep -qi "panic" "$out" && fail "$name: panicked: $(cat "$out")"
   pe=0
   while [ "$pe" -lt "$n" ]; do
-    line=$(grep "rocshmem: PE $pe: error: rocshmem_init" "$out" | head -1)
+    # (the line says "PE ?": init failed, so the process is no PE; rocshmem-run's -p names it)
+    line=$(grep "^\[PE $pe\] rocshmem: PE ?: error: rocshmem_init" "$out" | head -1)
     [ -n "$line" ] || fail "$name: no rocshmem_init error line of PE $pe: $(cat "$out")"
     for pat in "$@"; do
       echo "$line" | grep -qE -- "$pat" || fail "$name: PE $pe's line lacks '$pat': $line"

@@ -2,7 +2,7 @@
 # gpu-nvidia-ro.sh, bench-nvidia.sh, gpu-share-evidence.sh): the prebuilt bundle, and PEs
 # sharing GPUs under the MPS control daemon.
 #
-#   gpu_bundle <bundle>   a copy of the bundle of scripts/gpu-prebuild.sh in /tmp with its CTest
+#   gpu_bundle <bundle>   the bundle of scripts/gpu-prebuild.sh unpacked in /tmp, its CTest
 #                         files rewritten for this machine; sets BUILD, puts $BUILD/lib first in
 #                         LD_LIBRARY_PATH (the binaries' RPATH names the machine they were built on)
 #   gpu_plan <PEs>        sets NGPU (GPUs here) and PER_GPU (PEs per GPU: PE r uses GPU r % NGPU)
@@ -17,7 +17,8 @@ gpu_bundle() {
   _src=$(cd "$1" && pwd) || return 1
   [ -f "$_src/PREBUILT" ] || { echo "gpu_bundle: $_src has no PREBUILT: not a bundle of scripts/gpu-prebuild.sh" >&2; return 1; }
   BUILD=$(mktemp -d /tmp/rocshmem-gpu-run.XXXXXX)
-  cp -a "$_src/." "$BUILD/"
+  xz -dc "$_src/bundle.tar.xz" | tar -C "$BUILD" -xf - || { echo "gpu_bundle: cannot unpack $_src/bundle.tar.xz" >&2; return 1; }
+  cp "$_src/PREBUILT" "$BUILD/"
   _old_build=$(sed -n 's/^build=//p' "$BUILD/PREBUILT")
   _old_src=$(sed -n 's/^source=//p' "$BUILD/PREBUILT")
   find "$BUILD" -name CTestTestfile.cmake -exec sed -i "s#$_old_build#$BUILD#g; s#$_old_src#$ROOT#g" {} +
@@ -64,6 +65,19 @@ gpu_mps_stop() {
   done
   echo "== MPS control daemon stopped (log: $CUDA_MPS_LOG_DIRECTORY)"
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+}
+
+# gpu_refused <log> <PEs>: the job's init failed on every PE with the line about GPU sharing
+# without MPS. The job must have run as `rocshmem-run -p -n <PEs> sh -c "$GPU_LINGER" <program>`:
+# each failed PE lingers a second, so rocshmem-run (which stops the others at the first failure)
+# stops none before it printed; -p names the PE (after a failed init the line says "PE ?").
+GPU_LINGER='"$0" "$@"; r=$?; [ $r -eq 0 ] || sleep 1; exit $r'
+gpu_refused() {
+  _p=0
+  while [ $_p -lt "$2" ]; do
+    grep -q "^\[PE $_p\] rocshmem: PE ?: error: rocshmem_init: .*share GPU .* without MPS" "$1" || return 1
+    _p=$((_p + 1))
+  done
 }
 
 # Seconds since $1 (a `date +%s%N` value), for tables.

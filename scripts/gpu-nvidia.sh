@@ -61,7 +61,8 @@ trap 'gpu_mps_stop' EXIT
 trap 'gpu_mps_stop; exit 130' INT TERM
 # probe: a short job with INFO logs; prints init's line about GPU sharing; status of the job.
 probe() {
-  ROCSHMEM_DEBUG_LEVEL=INFO timeout 60 "$RUN" -n "$GPU_PES" "$DEVTEST" -t misc -w 1 -z 32 >"$OUTDIR/probe-$1.log" 2>&1
+  ROCSHMEM_DEBUG_LEVEL=INFO timeout 60 "$RUN" -p -n "$GPU_PES" sh -c "$GPU_LINGER" "$DEVTEST" -t misc -w 1 -z 32 \
+    >"$OUTDIR/probe-$1.log" 2>&1
 }
 MODE="one PE per GPU"
 if [ "$PER_GPU" -gt 1 ]; then
@@ -82,12 +83,8 @@ if [ "$PER_GPU" -gt 1 ]; then
     secs=$(gpu_secs "$t0")
     res=Passed
     [ $prc -ne 0 ] && [ $prc -ne 124 ] || res=Failed
-    p=0
-    while [ $p -lt "$GPU_PES" ]; do
-      grep -q "rocshmem: PE $p: error: rocshmem_init: .*share GPU .* without MPS" "$OUTDIR/probe-nomps.log" || res=Failed
-      p=$((p + 1))
-    done
-    grep -m1 "rocshmem: PE 0: error: rocshmem_init" "$OUTDIR/probe-nomps.log"
+    gpu_refused "$OUTDIR/probe-nomps.log" "$GPU_PES" || res=Failed
+    grep -m1 "error: rocshmem_init" "$OUTDIR/probe-nomps.log"
     printf '| gpu_share_refused_np%s | %s | %s |\n' "$GPU_PES" "$res" "$secs" >"$OUTDIR/gpu-refusal.md"
     cat "$OUTDIR/gpu-refusal.md"
     [ $res = Passed ] || rc=1

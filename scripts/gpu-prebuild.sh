@@ -14,10 +14,11 @@
 #  3. A CMake build with ROCSHMEM_NVIDIA=ON, that nvcc, the core, sm_90, the GPU tests at 2 and
 #     4 PEs (ROCSHMEM_GPU_TEST_PES), the device bitcode by clang-16/llvm-16 here; the targets
 #     the GPU runs need: device tests, stream test, HIP examples, bitcode module test.
-#  4. The bundle: that build tree without objects, archives and CMake's own files (executables,
-#     librocshmem.so, rocshmem-run, cubins/PTX/code objects, bitcode, CTestTestfile.cmake), and
-#     PREBUILT (where it was built from). gpu-nvidia.sh rewrites the paths in the CTest files
-#     for the machine it runs on. It must stay under 64 MiB (the device tool's carry limit).
+#  4. The bundle: bundle.tar.xz, that build tree without objects, archives and CMake's own files
+#     (executables, librocshmem.so, rocshmem-run, cubins/PTX/code objects, the device bitcode,
+#     CTestTestfile.cmake; debug information stripped), and PREBUILT (where it was built from).
+#     scripts/gpu-common.sh unpacks it and rewrites the CTest files' paths for the machine it
+#     runs on. It must stay under 64 MiB (the device tool's carry limit).
 # Works on Debian 12 (glibc 2.36, GCC 12): the binaries run on Ubuntu 24.04 (glibc 2.39).
 set -eu
 cd "$(dirname "$0")/.."
@@ -75,23 +76,28 @@ nice cmake --build "$BUILD" -j"$JOBS" --target rocshmem_device_tests_gpu stream_
 echo "built in $(($(date +%s) - start)) s"
 
 echo "== 4. bundle ($BUNDLE)"
-rm -rf "$BUNDLE"
-mkdir -p "$BUNDLE"
+STAGE=$BUILD.bundle
+rm -rf "$STAGE" "$BUNDLE"
+mkdir -p "$STAGE" "$BUNDLE"
 # Everything but objects, archives (librocshmem_device.a stays: bench-nvidia.sh links with it),
-# CMake's internals and logs.
-(cd "$BUILD" && find . -type d -name CMakeFiles -prune -o -type f \
+# CMake's internals, logs and the bitcode's intermediate files.
+(cd "$BUILD" && find . \( -type d \( -name CMakeFiles -o -name device_bitcode \) \) -prune -o \( -type f -o -type l \) \
   ! -name '*.o' \( ! -name '*.a' -o -name librocshmem_device.a \) ! -name '*.make' ! -name 'Makefile' \
   ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -name '*.log' -print) | while read -r f; do
-  mkdir -p "$BUNDLE/$(dirname "$f")"
-  cp -p "$BUILD/$f" "$BUNDLE/$f"
+  mkdir -p "$STAGE/$(dirname "$f")"
+  cp -P -p "$BUILD/$f" "$STAGE/$f"  # links stay links (librocshmem.so.3 -> the library)
 done
 # CTest's own files are the *.cmake that must come along.
 (cd "$BUILD" && find . -name CTestTestfile.cmake) | while read -r f; do
-  mkdir -p "$BUNDLE/$(dirname "$f")"
-  cp -p "$BUILD/$f" "$BUNDLE/$f"
+  mkdir -p "$STAGE/$(dirname "$f")"
+  cp -p "$BUILD/$f" "$STAGE/$f"
 done
-# Host-side symbols are not needed to run (the device code and the dynamic symbol table stay).
-find "$BUNDLE" -type f -perm -u+x ! -name '*.so*' ! -name '*.sh' ! -name '*.py' -exec strip --strip-debug {} + 2>/dev/null || true
+# Debug information is not needed to run (device code and dynamic symbols stay).
+find "$STAGE" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.sh' ! -name '*.py' \
+  -exec strip --strip-debug {} + 2>/dev/null || true
+echo "staged: $(du -sm "$STAGE" | cut -f1) MiB, $(find "$STAGE" -type f | wc -l) files; compressing"
+tar -C "$STAGE" -cf - . | xz -T0 -6 >"$BUNDLE/bundle.tar.xz"
+rm -rf "$STAGE"
 {
   echo "build=$BUILD"
   echo "source=$ROOT"
@@ -101,7 +107,7 @@ find "$BUNDLE" -type f -perm -u+x ! -name '*.so*' ! -name '*.sh' ! -name '*.py' 
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$BUNDLE/PREBUILT"
 size=$(du -sm "$BUNDLE" | cut -f1)
-echo "bundle: $size MiB, $(find "$BUNDLE" -type f | wc -l) files"
+echo "bundle: $size MiB"
 [ "$size" -lt 64 ] || { echo "bundle is $size MiB: over the 64 MiB the device tool carries" >&2; exit 1; }
 cat "$BUNDLE/PREBUILT"
 echo "carry: [\"${BUNDLE#"$ROOT"/}\"]"

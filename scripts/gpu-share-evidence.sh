@@ -79,14 +79,12 @@ unset ROCSHMEM_GPU_SHARING
 
 echo "== C. without MPS, default policy: refused on every PE"
 t0=$(date +%s%N)
-timeout 60 "$RUN" -n 2 "$DEVTEST" -t misc -w 1 -z 32 >"$OUTDIR/refusal.log" 2>&1
+timeout 60 "$RUN" -p -n 2 sh -c "$GPU_LINGER" "$DEVTEST" -t misc -w 1 -z 32 >"$OUTDIR/refusal.log" 2>&1
 r=$?
 res=refused
 [ $r -ne 0 ] && [ $r -ne 124 ] || res="NOT refused (exit $r)"
-for p in 0 1; do
-  grep -q "rocshmem: PE $p: error: rocshmem_init: .*share GPU .* without MPS" "$OUTDIR/refusal.log" || res="no line from PE $p"
-done
-printf '| nomps | - | init (misc) | 1 | - | %s: %s | %s |\n' "$res" "$(grep -m1 'PE 0: error' "$OUTDIR/refusal.log" | cut -c1-160)" \
+gpu_refused "$OUTDIR/refusal.log" 2 || res="not the refusal line on both PEs"
+printf '| nomps | - | init (misc) | 1 | - | %s: %s | %s |\n' "$res" "$(grep -m1 'error: rocshmem_init' "$OUTDIR/refusal.log" | cut -c1-200)" \
   "$(gpu_secs "$t0")" | tee -a "$TABLE"
 [ "$res" = refused ] || bad=$((bad + 1))
 echo

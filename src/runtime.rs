@@ -390,7 +390,7 @@ fn build(method: Method) -> Result<Runtime> {
         .collect::<Result<Vec<_>>>()?;
     let hosts: Vec<&str> = job.infos.iter().map(|i| i.host_id.as_str()).collect();
     match gpu::share::check(&hosts, &gpus, sharing, !use_ro)? {
-        gpu::share::Verdict::Runs { line, timesliced: true } => log_warn!("rocshmem_init", "{line}"),
+        gpu::share::Verdict::Runs { line, warn: true } => log_warn!("rocshmem_init", "{line}"),
         gpu::share::Verdict::Runs { line, .. } => log_info!("rocshmem_init", "{line}"),
         gpu::share::Verdict::Alone => {}
     }

@@ -4,7 +4,8 @@
 #  - PEs sharing a GPU without MPS: init fails on EVERY PE, quickly, one line each naming the
 #    PEs, the GPU and the remedies (MPS daemon, one PE per GPU, ROCSHMEM_BACKEND=ro,
 #    ROCSHMEM_GPU_SHARING=timeslice); no panic, no hang;
-#  - the same under MPS: the job runs (INFO line says so); with ROCSHMEM_GPU_SHARING=timeslice
+#  - the same under MPS: the job runs (INFO line says so; a WARN line when the PEs'
+#    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE shares sum past 100); with ROCSHMEM_GPU_SHARING=timeslice
 #    and no MPS it runs too, with a WARN line; =none refuses even under MPS;
 #  - one PE per GPU: runs; a driver that cannot say (unknown), or one PE of a pair without MPS:
 #    refused;
@@ -18,6 +19,7 @@ fail() {
   echo "FAIL: $*" >&2
   fails=$((fails + 1))
 }
+unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE  # the cases set it themselves
 TMP=$(mktemp -d /tmp/rocshmem-gpu-share.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 # PE r's ROCSHMEM_TEST_FAKE_GPU is word r of $FAKES (rocshmem-run sets ROCSHMEM_RUN_RANK). A PE
@@ -69,9 +71,12 @@ expect_runs() {
 rc=$(run nomps 2 "gpu0:nomps gpu0:nomps")
 expect_refused nomps "$rc" 2 "PEs 0, 1 share GPU gpu0 on " "without MPS" "nvidia-cuda-mps-control -d" \
   "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" "one PE per GPU" "ROCSHMEM_BACKEND=ro" "ROCSHMEM_GPU_SHARING=timeslice"
-# 2. Under MPS: runs, and says so at INFO.
-rc=$(run mps 2 "gpu0:mps gpu0:mps" ROCSHMEM_DEBUG_LEVEL=INFO)
-expect_runs mps "$rc" 2 "PEs 0, 1 share GPU gpu0 .*run concurrently"
+# 2. Under MPS with shares summing to 100: runs, and says so at INFO; with the shares unset
+#    (100 each) it runs with a warning that they sum past 100.
+rc=$(run mps 2 "gpu0:mps gpu0:mps" ROCSHMEM_DEBUG_LEVEL=INFO CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50)
+expect_runs mps "$rc" 2 "PE 0: info: rocshmem_init: PEs 0, 1 share GPU gpu0 .*run concurrently \(MPS on NVIDIA\)"
+rc=$(run mps_full 2 "gpu0:mps gpu0:mps" ROCSHMEM_DEBUG_LEVEL=WARN)
+expect_runs mps_full "$rc" 2 "PE 1: warning: rocshmem_init: .*CUDA_MPS_ACTIVE_THREAD_PERCENTAGE shares \(PEs \[0, 1\]: 100 \+ 100\) sum past 100"
 # 3. timeslice: runs without MPS, with a warning.
 rc=$(run timeslice 2 "gpu0:nomps gpu0:nomps" ROCSHMEM_GPU_SHARING=timeslice ROCSHMEM_DEBUG_LEVEL=WARN)
 expect_runs timeslice "$rc" 2 "ROCSHMEM_GPU_SHARING=timeslice: the GPU time-slices"

@@ -507,6 +507,7 @@ impl GpuRuntime for CudaRuntime {
             id: format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]),
             concurrent,
             note,
+            mps_share: (concurrent == Some(true)).then(super::share::mps_share_from_env),
         })
     }
 

@@ -676,6 +676,7 @@ impl GpuRuntime for HipRuntime {
             id: self.hip.pci_bus_id(self.device)?,
             concurrent: Some(true),
             note: "AMD GPUs run several processes' queues concurrently".into(),
+            mps_share: None,
         })
     }
 

@@ -13,6 +13,11 @@
 //! | `timeslice` | also run without MPS: the GPU time-slices between the processes, so every wait on another PE's kernel costs a time slice |
 //! | `none` | never: one PE per GPU |
 //!
+//! Under MPS a resident thread block is never preempted for another client's, so a kernel that
+//! fills the GPU while it waits for another PE's kernel would wait forever: the PEs' shares
+//! (`CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`, 100 when unset) should sum to at most 100, and init
+//! warns when they do not.
+//!
 //! The RO backend on NVIDIA keeps the heaps in host memory and needs neither (docs/design.md,
 //! "Several PEs on one GPU").
 
@@ -29,6 +34,9 @@ pub struct GpuIdentity {
     pub concurrent: Option<bool>,
     /// Why not, in words (e.g. "no MPS daemon serves this process; /tmp/nvidia-mps/control exists").
     pub note: String,
+    /// Under MPS (NVIDIA): this process's share of the SMs in percent
+    /// (`CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`; 100 when unset). None elsewhere.
+    pub mps_share: Option<u8>,
 }
 
 impl GpuIdentity {
@@ -38,7 +46,7 @@ impl GpuIdentity {
             Some(true) => 1,
             None => 2,
         };
-        let mut b = vec![c, self.id.len().min(255) as u8];
+        let mut b = vec![c, self.mps_share.unwrap_or(255), self.id.len().min(255) as u8];
         b.extend_from_slice(&self.id.as_bytes()[..self.id.len().min(255)]);
         b.extend_from_slice(self.note.as_bytes());
         b
@@ -47,6 +55,7 @@ impl GpuIdentity {
     pub fn decode(b: &[u8]) -> Result<GpuIdentity> {
         let bad = || Error::Bootstrap("malformed GPU identity in the init exchange".into());
         let (&c, rest) = b.split_first().ok_or_else(bad)?;
+        let (&share, rest) = rest.split_first().ok_or_else(bad)?;
         let (&n, rest) = rest.split_first().ok_or_else(bad)?;
         if rest.len() < n as usize {
             return Err(bad());
@@ -60,11 +69,13 @@ impl GpuIdentity {
                 _ => None,
             },
             note: String::from_utf8_lossy(note).into_owned(),
+            mps_share: (share != 255).then_some(share),
         })
     }
 
     /// `ROCSHMEM_TEST_FAKE_GPU` (tests only, any platform): `<id>[:mps|:nomps|:unknown]`, so
-    /// that the check runs where there is no GPU. Empty: None.
+    /// that the check runs where there is no GPU (`:mps` takes its share from the environment,
+    /// as a real MPS client does). Empty: None.
     pub fn fake(text: &str) -> Result<Option<GpuIdentity>> {
         let t = text.trim();
         if t.is_empty() {
@@ -82,7 +93,12 @@ impl GpuIdentity {
         if id.is_empty() {
             return Err(Error::invalid(format!("ROCSHMEM_TEST_FAKE_GPU='{t}' has no GPU id")));
         }
-        Ok(Some(GpuIdentity { id: id.to_string(), concurrent, note: "ROCSHMEM_TEST_FAKE_GPU".into() }))
+        Ok(Some(GpuIdentity {
+            id: id.to_string(),
+            concurrent,
+            note: "ROCSHMEM_TEST_FAKE_GPU".into(),
+            mps_share: (concurrent == Some(true)).then(mps_share_from_env),
+        }))
     }
 }
 
@@ -110,8 +126,9 @@ impl Policy {
 pub enum Verdict {
     /// No two PEs share a GPU (or no PE has one).
     Alone,
-    /// Sharing, and it runs: a line for the log (INFO), and whether it is time-sliced (WARN).
-    Runs { line: String, timesliced: bool },
+    /// Sharing, and it runs: a line for the log, at WARN when something is amiss (time-sliced,
+    /// MPS shares past 100), else at INFO.
+    Runs { line: String, warn: bool },
 }
 
 /// Decides for the whole job (every PE computes the same answer from the same exchange).
@@ -153,7 +170,7 @@ pub fn check(hosts: &[&str], gpus: &[Option<GpuIdentity>], policy: Policy, gpu_h
                 "{}; the heaps are host memory (RO backend), so the processes need not run concurrently",
                 all.join("; ")
             ),
-            timesliced: false,
+            warn: false,
         });
     }
     // The first group with a PE whose processes do not run concurrently, and that PE.
@@ -161,9 +178,32 @@ pub fn check(hosts: &[&str], gpus: &[Option<GpuIdentity>], policy: Policy, gpu_h
         grp.iter().find(|p| gpus[**p].as_ref().and_then(|g| g.concurrent) != Some(true)).map(|p| (grp, *p))
     });
     let Some((grp, p)) = serial else {
+        // Under MPS: shares that sum past 100 let one PE's kernel take every SM.
+        let over: Vec<String> = groups
+            .iter()
+            .filter_map(|grp| {
+                let shares: Vec<u32> = grp.iter().filter_map(|p| gpus[*p].as_ref()?.mps_share.map(u32::from)).collect();
+                (shares.len() == grp.len() && shares.iter().sum::<u32>() > 100).then(|| {
+                    let each: Vec<String> = shares.iter().map(|s| s.to_string()).collect();
+                    format!("PEs {:?}: {}", grp, each.join(" + "))
+                })
+            })
+            .collect();
+        if !over.is_empty() {
+            return Ok(Verdict::Runs {
+                line: format!(
+                    "{}; their processes run concurrently (MPS), but their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE shares \
+                     ({}) sum past 100: a kernel that fills the GPU while it waits for another PE's kernel waits \
+                     forever; set it to 100 / (PEs per GPU) for every PE",
+                    all.join("; "),
+                    over.join("; ")
+                ),
+                warn: true,
+            });
+        }
         return Ok(Verdict::Runs {
             line: format!("{}; their processes run concurrently (MPS on NVIDIA)", all.join("; ")),
-            timesliced: false,
+            warn: false,
         });
     };
     let g = gpus[p].as_ref().expect("grouped PEs have a GPU");
@@ -178,7 +218,7 @@ pub fn check(hosts: &[&str], gpus: &[Option<GpuIdentity>], policy: Policy, gpu_h
                  on another PE's kernel can take a time slice (milliseconds)",
                 all.join("; ")
             ),
-            timesliced: true,
+            warn: true,
         });
     }
     Err(Error::Unsupported(format!(
@@ -187,6 +227,16 @@ pub fn check(hosts: &[&str], gpus: &[Option<GpuIdentity>], policy: Policy, gpu_h
          ROCSHMEM_BACKEND=ro (heaps in host memory), or ROCSHMEM_GPU_SHARING=timeslice to run time-sliced",
         name(grp)
     )))
+}
+
+/// This process's MPS share of the SMs: `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` (1 to 100; a
+/// fraction is rounded up), 100 when unset or not a number (MPS then gives the client all SMs).
+pub fn mps_share_from_env() -> u8 {
+    std::env::var("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|p| *p > 0.0 && *p <= 100.0)
+        .map_or(100, |p| p.ceil() as u8)
 }
 
 /// Where an MPS control pipe would be (for the message when MPS does not serve the process).
@@ -210,17 +260,19 @@ mod tests {
     use super::*;
 
     fn gpu(id: &str, c: Option<bool>) -> Option<GpuIdentity> {
-        Some(GpuIdentity { id: id.into(), concurrent: c, note: "note".into() })
+        Some(GpuIdentity { id: id.into(), concurrent: c, note: "note".into(), mps_share: None })
     }
 
     #[test]
     fn identity_round_trips() {
         for c in [Some(true), Some(false), None] {
-            let g = GpuIdentity { id: "GPU-0123".into(), concurrent: c, note: "why: here".into() };
-            assert_eq!(GpuIdentity::decode(&g.encode()).unwrap(), g);
+            for mps_share in [None, Some(0), Some(50), Some(100)] {
+                let g = GpuIdentity { id: "GPU-0123".into(), concurrent: c, note: "why: here".into(), mps_share };
+                assert_eq!(GpuIdentity::decode(&g.encode()).unwrap(), g);
+            }
         }
         assert!(GpuIdentity::decode(&[1]).is_err());
-        assert!(GpuIdentity::decode(&[1, 9, b'x']).is_err());
+        assert!(GpuIdentity::decode(&[1, 255, 9, b'x']).is_err());
     }
 
     #[test]
@@ -254,8 +306,8 @@ mod tests {
         let h = ["n0"; 4];
         let g = [gpu("a", Some(true)), gpu("a", Some(true)), gpu("b", Some(false)), gpu("c", None)];
         match check(&h, &g, Policy::Mps, true).unwrap() {
-            Verdict::Runs { line, timesliced } => {
-                assert!(!timesliced);
+            Verdict::Runs { line, warn } => {
+                assert!(!warn);
                 assert!(line.contains("PEs 0, 1 share GPU a on n0"), "{line}");
             }
             v => panic!("{v:?}"),
@@ -284,10 +336,30 @@ mod tests {
     }
 
     #[test]
+    fn mps_shares_past_100_warn() {
+        let h = ["n0"; 3];
+        let with = |a: u8, b: u8| {
+            [gpu("a", Some(true)), gpu("a", Some(true)), gpu("b", Some(true))]
+                .into_iter()
+                .zip([Some(a), Some(b), Some(100)])
+                .map(|(g, s)| g.map(|g| GpuIdentity { mps_share: s, ..g }))
+                .collect::<Vec<_>>()
+        };
+        assert!(matches!(check(&h, &with(50, 50), Policy::Mps, true).unwrap(), Verdict::Runs { warn: false, .. }));
+        match check(&h, &with(100, 50), Policy::Mps, true).unwrap() {
+            Verdict::Runs { line, warn: true } => assert!(line.contains("PEs [0, 1]: 100 + 50"), "{line}"),
+            v => panic!("{v:?}"),
+        }
+        // AMD (no MPS share): nothing to sum.
+        let amd = [gpu("a", Some(true)), gpu("a", Some(true))];
+        assert!(matches!(check(&h[..2], &amd, Policy::Mps, true).unwrap(), Verdict::Runs { warn: false, .. }));
+    }
+
+    #[test]
     fn timeslice_runs_and_says_so_none_refuses_everything() {
         let h = ["n0"; 2];
         let g = [gpu("a", Some(false)), gpu("a", Some(false))];
-        assert!(matches!(check(&h, &g, Policy::Timeslice, true).unwrap(), Verdict::Runs { timesliced: true, .. }));
+        assert!(matches!(check(&h, &g, Policy::Timeslice, true).unwrap(), Verdict::Runs { warn: true, .. }));
         let mps = [gpu("a", Some(true)), gpu("a", Some(true))];
         let e = check(&h, &mps, Policy::Never, true).unwrap_err().to_string();
         assert!(e.contains("ROCSHMEM_GPU_SHARING=none"), "{e}");
@@ -296,10 +368,7 @@ mod tests {
     #[test]
     fn host_memory_heaps_need_no_mps_and_other_nodes_do_not_count() {
         let g = [gpu("a", Some(false)), gpu("a", Some(false))];
-        assert!(matches!(
-            check(&["n0", "n0"], &g, Policy::Mps, false).unwrap(),
-            Verdict::Runs { timesliced: false, .. }
-        ));
+        assert!(matches!(check(&["n0", "n0"], &g, Policy::Mps, false).unwrap(), Verdict::Runs { warn: false, .. }));
         // The same id on two nodes is two GPUs.
         assert_eq!(check(&["n0", "n1"], &g, Policy::Mps, true).unwrap(), Verdict::Alone);
     }

@@ -118,7 +118,10 @@ if [ "${GPU_TRITON:-1}" != 0 ] && [ -z "${ROCSHMEM_GPU_TESTS:-}" ]; then
   if python3 -c "import torch, triton" 2>/dev/null && [ -n "$BC" ]; then
     echo "== Triton demo ($GPU_PES PEs)"
     t0=$(date +%s%N)
-    if sh examples/triton/run.sh "$BUILD/lib" "$BC" -n "$GPU_PES" >"$OUTDIR/triton.log" 2>&1; then res=Passed; else res=Failed; rc=1; fi
+    # The Python package from this tree where it has one (python/: pure Python over ctypes),
+    # with this run's library and bitcode (run.sh sets ROCSHMEM_LIBRARY and ROCSHMEM_BITCODE).
+    if PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" sh examples/triton/run.sh "$BUILD/lib" "$BC" \
+      -n "$GPU_PES" >"$OUTDIR/triton.log" 2>&1; then res=Passed; else res=Failed; rc=1; fi
     secs=$(gpu_secs "$t0")
     tail -3 "$OUTDIR/triton.log"
     printf '| triton_put_signal_graph_np%s | %s | %s |\n' "$GPU_PES" "$res" "$secs" | tee -a "$OUTDIR/gpu-table.md"

@@ -10,8 +10,14 @@
 #   bench-log.txt    build output, and stderr of every run
 #
 #   scripts/bench-nvidia.sh <core dir> [out dir]
+#   ROCSHMEM_GPU_PREBUILT=<bundle> scripts/bench-nvidia.sh - [out dir]
 #
-# <core dir>: librocshmem.so, rocshmem-run, rocshmem_info (cargo's release folder, copied).
+# <core dir>: librocshmem.so, rocshmem-run, rocshmem_info (cargo's release folder, copied); or
+# "-" with the bundle of scripts/gpu-prebuild.sh (librocshmem_device.a and the core prebuilt:
+# only the benchmarks are compiled here).
+# One GPU: both PEs share it under the MPS control daemon, started for the run and stopped at
+# the end (scripts/gpu-common.sh; BENCH_MPS=off runs them time-sliced, which our library
+# refuses unless ROCSHMEM_GPU_SHARING=timeslice).
 # Environment: NVSHMEM_HOME (default: the nvidia-nvshmem pip package of python3), BENCH_SCALE
 # (multiplies iteration counts), BENCH_TIMEOUT (seconds per launch, default 75; init-only
 # launches BENCH_INIT_TIMEOUT, default 45), BENCH_DEADLINE (no launch runs past this many seconds
@@ -29,13 +35,20 @@
 # Afterwards, on any machine with matplotlib: scripts/plot-bench.py <out dir>/bench.csv
 # (docs/bench-nvidia-bw.png and the markdown table from the CSV).
 set -u
-CORE=$(cd "${1:?usage: scripts/bench-nvidia.sh <core dir> [out dir]}" && pwd) || exit 2
+CORE_ARG=${1:?usage: scripts/bench-nvidia.sh <core dir | -> [out dir]}
 OUTDIR=${2:-.}
 mkdir -p "$OUTDIR" && OUTDIR=$(cd "$OUTDIR" && pwd) || exit 2
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
-BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
-mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd) || exit 2
+. "$ROOT/scripts/gpu-common.sh"
+if [ -n "${ROCSHMEM_GPU_PREBUILT:-}" ]; then
+  gpu_bundle "$ROCSHMEM_GPU_PREBUILT" || exit 2
+  CORE=$BUILD/lib
+else
+  CORE=$(cd "$CORE_ARG" && pwd) || exit 2
+  BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+  mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd) || exit 2
+fi
 BB=$BUILD/bench-gpu
 mkdir -p "$BB"
 LOG=$OUTDIR/bench-log.txt
@@ -89,13 +102,15 @@ NV_VERSION=$(awk '/^#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ { v = v 
 log "nvcc: $NVCC; core: $CORE; NVSHMEM ${NV_VERSION:-?}: $NV; build: $BUILD"
 
 # ---------------------------------------------------------------- build
-log "configure (device library)"
-cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
-  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 ||
-  { tail -30 "$LOG"; exit 1; }
-log "build librocshmem_device.a"
-cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
-  { grep -E "error|Error" "$LOG" | head -40; exit 1; }
+if [ -z "${ROCSHMEM_GPU_PREBUILT:-}" ]; then
+  log "configure (device library)"
+  cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 ||
+    { tail -30 "$LOG"; exit 1; }
+  log "build librocshmem_device.a"
+  cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
+    { grep -E "error|Error" "$LOG" | head -40; exit 1; }
+fi
 [ -f "$BUILD/lib/librocshmem_device.a" ] && [ -x "$BUILD/bin/rocshmem-run" ] ||
   { log "no $BUILD/lib/librocshmem_device.a or $BUILD/bin/rocshmem-run after the build"; exit 1; }
 
@@ -143,6 +158,14 @@ T_BUILT=$(date +%s)
 log "built in $((T_BUILT - T_START)) s"
 
 # ---------------------------------------------------------------- run
+# Two PEs: with one GPU they share it, under MPS unless BENCH_MPS=off.
+gpu_plan 2
+trap 'gpu_mps_stop' EXIT
+trap 'gpu_mps_stop; exit 130' INT TERM
+if [ "$PER_GPU" -gt 1 ] && [ "${BENCH_MPS:-auto}" != off ]; then
+  gpu_mps_start >>"$LOG" 2>&1 || { log "the MPS control daemon did not start"; exit 1; }
+  log "both PEs on one GPU under MPS ($CUDA_MPS_ACTIVE_THREAD_PERCENTAGE% of the SMs each)"
+fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-nvidia.XXXXXX")
 LAUNCH=0
 FAILED_RUNS=""

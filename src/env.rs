@@ -130,6 +130,8 @@ env_table! {
         "Log verbosity: NONE, ERROR, WARN, ENV, VERSION, INFO, API, TRACE, with :modifiers (:noerror, :nowarn, :env, :stats counts operations).";
     gpu: Text = "ROCSHMEM_GPU", default "auto", "platform",
         "Extension: GPU platform: auto (amd when libamdhip64 loads and sees a GPU, else nvidia when libcudart does, else host), host, nvidia, amd.";
+    gpu_sharing: Text = "ROCSHMEM_GPU_SHARING", default "mps", "platform",
+        "Extension: several PEs on one GPU: mps (run when their processes run concurrently: MPS on NVIDIA, always on AMD; else init fails), timeslice (also without MPS, time-sliced), none (one PE per GPU).";
     hip_library: Text = "ROCSHMEM_HIP_LIBRARY", default "", "platform",
         "Extension: path or name of the HIP runtime to load; empty: the program's own, else libamdhip64.so (.so.7, .so.6, .so.5), $ROCM_PATH/lib, /opt/rocm/lib.";
     backend: Text = "ROCSHMEM_BACKEND", default "", "backend",
@@ -162,6 +164,8 @@ env_table! {
         "Also build an MPI sub-communicator in unique-id mode (RO backend only).";
     mpi_library: Text = "ROCSHMEM_MPI_LIBRARY", default "", "bootstrap",
         "Extension: path or name of the MPI library to load; empty tries libmpi.so.40, then libmpi.so.";
+    test_fake_gpu: Text = "ROCSHMEM_TEST_FAKE_GPU", default "", "debug",
+        "Tests only: pretend this PE uses GPU <id>, as <id>[:mps|:nomps|:unknown], so the several-PEs-per-GPU check runs without a GPU.";
     run_uniqueid: Text = "ROCSHMEM_RUN_UNIQUEID", default "", "launcher",
         "Set by rocshmem-run: the unique id (hex) of the job's rendezvous.";
     run_rank: Int = "ROCSHMEM_RUN_RANK", default "-1", "launcher",

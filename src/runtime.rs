@@ -333,6 +333,8 @@ fn build(method: Method) -> Result<Runtime> {
         ))
     })?;
 
+    let sharing = gpu::share::Policy::parse(&cfg.gpu_sharing)?;
+
     let job = bootstrap::start(method, &cfg, abort_hook())?;
     phases.mark("bootstrap");
     crate::log::set_pe(job.my_pe as i32);
@@ -361,16 +363,36 @@ fn build(method: Method) -> Result<Runtime> {
     let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
     let gpu = gpu::open(&cfg.gpu, local_rank);
     phases.mark("gpu open");
-    let chosen = gpu.as_ref().map(|g| g.platform().name().as_bytes().to_vec()).map_err(Error::clone);
-    let platforms = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
+    // With the platform, each PE's GPU identity: several PEs on one GPU run or fail here.
+    let chosen = gpu.as_ref().map_err(Error::clone).and_then(|g| {
+        let mut b = g.platform().name().as_bytes().to_vec();
+        if let Some(id) = gpu::share::GpuIdentity::fake(&cfg.test_fake_gpu)?.or_else(|| g.identity()) {
+            b.push(0);
+            b.extend(id.encode());
+        }
+        Ok(b)
+    });
+    let parts = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
     let gpu = gpu?;
     phases.mark("platform exchange");
+    let platforms: Vec<&[u8]> = parts.iter().map(|p| p.split(|b| *b == 0).next().unwrap_or(&[])).collect();
     if let Some((pe, p)) = platforms.iter().enumerate().find(|(_, p)| **p != platforms[me]) {
         return Err(Error::invalid(format!(
             "PE {pe} runs the {} platform and PE {me} the {}: set ROCSHMEM_GPU to the same value on every PE",
             String::from_utf8_lossy(p),
             gpu.platform().name()
         )));
+    }
+    let gpus = parts
+        .iter()
+        .zip(&platforms)
+        .map(|(p, name)| p.get(name.len() + 1..).map(gpu::share::GpuIdentity::decode).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    let hosts: Vec<&str> = job.infos.iter().map(|i| i.host_id.as_str()).collect();
+    match gpu::share::check(&hosts, &gpus, sharing, !use_ro)? {
+        gpu::share::Verdict::Runs { line, warn: true } => log_warn!("rocshmem_init", "{line}"),
+        gpu::share::Verdict::Runs { line, .. } => log_info!("rocshmem_init", "{line}"),
+        gpu::share::Verdict::Alone => {}
     }
     // RO: the heaps are host memory the GPU maps, so that an MPI library that cannot read GPU
     // memory can run one-sided operations on them (docs/ro.md, "GPUs").

@@ -41,6 +41,8 @@ const CUDA_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 1;
 const CUDA_STREAM_NON_BLOCKING: c_uint = 1;
 /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`.
 const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
+/// `CU_DEVICE_ATTRIBUTE_MPS_ENABLED` (CUDA 12.3 on): contexts on the device are shared via MPS.
+const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: c_int = 133;
 /// `cudaStreamPerThread` / `CU_STREAM_PER_THREAD`.
 pub const STREAM_PER_THREAD: usize = 0x2;
 /// Bytes of a `cudaIpcMemHandle_t`.
@@ -130,6 +132,7 @@ cuda_fns!(DriverFns {
     device_get = "cuDeviceGet": fn(*mut c_int, c_int) -> CuResult;
     device_get_name = "cuDeviceGetName": fn(*mut c_char, c_int, c_int) -> CuResult;
     device_get_attribute = "cuDeviceGetAttribute": fn(*mut c_int, c_int, c_int) -> CuResult;
+    device_get_uuid = "cuDeviceGetUuid_v2": fn(*mut [u8; 16], c_int) -> CuResult;
     module_get_global = "cuModuleGetGlobal_v2": fn(*mut CuDevicePtr, *mut usize, *mut c_void, *const c_char) -> CuResult;
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CuDevicePtr, CuDevicePtr, usize, Stream) -> CuResult;
     get_error_string = "cuGetErrorString": fn(CuResult, *mut *const c_char) -> CuResult;
@@ -479,6 +482,33 @@ impl GpuRuntime for CudaRuntime {
             s.push_str(&format!("; no peer access to GPU(s) {:?}", self.peers_unreachable));
         }
         s
+    }
+
+    /// The device's UUID (a MIG instance's own, under MIG) and whether MPS serves this process,
+    /// as the driver reports it (`CU_DEVICE_ATTRIBUTE_MPS_ENABLED`, CUDA 12.3 on; older drivers
+    /// cannot say). Asked after the context exists, so it is this process's real state.
+    fn identity(&self) -> Option<super::share::GpuIdentity> {
+        let c = &self.cuda;
+        let (mut dev, mut uuid, mut mps) = (0, [0u8; 16], 0);
+        // SAFETY: cuInit was called when the device was chosen; each call writes its output.
+        let rc = unsafe {
+            if (c.drv.device_get)(&mut dev, self.device) != 0 || (c.drv.device_get_uuid)(&mut uuid, dev) != 0 {
+                return None;
+            }
+            (c.drv.device_get_attribute)(&mut mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev)
+        };
+        let hex: String = uuid.iter().map(|b| format!("{b:02x}")).collect();
+        let (concurrent, note) = match (rc, mps) {
+            (0, 1) => (Some(true), "MPS serves this process".to_string()),
+            (0, _) => (Some(false), super::share::mps_pipe_note()),
+            _ => (None, format!("{}: no CU_DEVICE_ATTRIBUTE_MPS_ENABLED before CUDA 12.3", c.versions())),
+        };
+        Some(super::share::GpuIdentity {
+            id: format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]),
+            concurrent,
+            note,
+            mps_share: (concurrent == Some(true)).then(super::share::mps_share_from_env),
+        })
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {

@@ -669,6 +669,17 @@ impl GpuRuntime for HipRuntime {
         s
     }
 
+    /// The PCI bus id. AMD GPUs have no MPS: their hardware scheduler runs the queues of several
+    /// processes at once, so PEs sharing one GPU run concurrently (not yet run on AMD hardware).
+    fn identity(&self) -> Option<super::share::GpuIdentity> {
+        Some(super::share::GpuIdentity {
+            id: self.hip.pci_bus_id(self.device)?,
+            concurrent: Some(true),
+            note: "AMD GPUs run several processes' queues concurrently".into(),
+            mps_share: None,
+        })
+    }
+
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
         self.host.create_segment(name, len)
     }

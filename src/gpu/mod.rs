@@ -8,6 +8,7 @@
 pub mod cuda;
 pub mod hip;
 pub mod host;
+pub mod share;
 
 use crate::error::{Error, Result};
 use crate::log_info;
@@ -204,6 +205,11 @@ pub trait GpuRuntime: Send + Sync {
     fn is_device_memory(&self, addr: usize) -> bool {
         let _ = addr;
         false
+    }
+    /// Which GPU this PE uses and whether processes share it concurrently (see [`share`]);
+    /// None where there is no GPU (host platform).
+    fn identity(&self) -> Option<share::GpuIdentity> {
+        None
     }
     /// Makes this runtime's device current on the calling thread (a thread of the library that
     /// copies GPU memory, such as the RO proxy).

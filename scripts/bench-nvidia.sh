@@ -174,6 +174,8 @@ if [ "${BENCH_BUILD_ONLY:-0}" = 1 ]; then
   rm -rf "$P" && mkdir -p "$P/bin" "$P/lib" || exit 1
   cp -a "$BB/gpu_bench_rocshmem" "$BB/gpu_bench_nvshmem" "$P/" && cp -a "$BUILD/bin/rocshmem-run" "$P/bin/" &&
     cp -a "$BUILD"/lib/librocshmem.so* "$P/lib/" || exit 1
+  # Stripped (the debug info is most of it): the folder is carried to the GPU machine.
+  command -v strip >/dev/null && strip "$P/bin/rocshmem-run" "$P"/lib/librocshmem.so.*.*.*
   echo "${#LTO[@]}" >"$P/DLTO"
   echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null), nvcc $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(date -u '+%Y-%m-%d %H:%M UTC')" >"$P/BUILT"
   log "built in $(($(date +%s) - T_START)) s; run with BENCH_PREBUILT=$P ($(du -sh "$P" | cut -f1))"

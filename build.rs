@@ -9,6 +9,9 @@
 mod amd_build;
 #[path = "codegen/mod.rs"]
 mod codegen;
+#[path = "src/stream/pack.rs"]
+#[allow(dead_code)] // the reading half is the library's
+mod pack;
 
 use std::path::{Path, PathBuf};
 
@@ -155,7 +158,7 @@ fn stream_ptx(root: &Path, out: &Path) {
     // PTX for sm_70 (the device library's minimum) JIT-compiles on every newer GPU. PTX ISA 7.0
     // (CUDA 11 drivers and newer): without a CUDA installation clang writes .version 6.0 for
     // sm_70, which lacks nanosleep, and the driver refuses the module.
-    let arch = "sm_70";
+    let arch = "sm_70"; // also the PTX image's SM in the containers (pack_stream_module)
     let compile = |clang: &Path, src: &str, dst: &Path| -> Result<(), String> {
         let o = std::process::Command::new(clang)
             .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-S", "-w"])
@@ -188,6 +191,13 @@ fn stream_ptx(root: &Path, out: &Path) {
             .and_then(|()| compile(&clang, "device/stream/ptx_reduce.cu", &reduce))
         {
             Ok(()) => {
+                let ptxas = find_ptxas();
+                std::thread::scope(|s| {
+                    for (ptx, name) in [(&core, "stream_core"), (&reduce, "stream_reduce")] {
+                        let (ptxas, dst) = (ptxas.as_deref(), out.join(format!("{name}.pack")));
+                        s.spawn(move || pack_stream_module(ptx, 70, &dst, ptxas));
+                    }
+                });
                 println!("cargo:rustc-cfg=rocshmem_stream_ptx");
                 return;
             }
@@ -199,4 +209,93 @@ fn stream_ptx(root: &Path, out: &Path) {
         "cargo:warning=rocSHMEM: NVIDIA *_on_stream kernels not built (needs clang >= 16 with the NVPTX target; set \
          ROCSHMEM_LLVM_BIN): {last}"
     );
+}
+
+/// ptxas for the stream kernels' SASS: `ROCSHMEM_PTXAS`, else `ptxas` on the PATH, in
+/// `$CUDA_HOME/bin` or in /usr/local/cuda/bin; None without one (the library then carries
+/// PTX only, which the driver JIT-compiles when the module is first loaded).
+fn find_ptxas() -> Option<PathBuf> {
+    println!("cargo:rerun-if-env-changed=ROCSHMEM_PTXAS");
+    println!("cargo:rerun-if-env-changed=ROCSHMEM_STREAM_SASS");
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("ROCSHMEM_PTXAS") {
+        candidates.push(PathBuf::from(p));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
+    }
+    if let Ok(home) = std::env::var("CUDA_HOME") {
+        candidates.push(Path::new(&home).join("bin/ptxas"));
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/bin/ptxas"));
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// `OUT_DIR/<name>.pack` (src/stream/pack.rs): the module's PTX and, with ptxas, its SASS for
+/// each architecture of `ROCSHMEM_STREAM_SASS` (default "90": sm_90; "" for none), each a zstd
+/// frame. An architecture ptxas fails on is left out with a warning (the PTX still covers it).
+fn pack_stream_module(ptx: &Path, ptx_sm: u32, dst: &Path, ptxas: Option<&Path>) {
+    let text = std::fs::read(ptx).unwrap_or_else(|e| panic!("reading {}: {e}", ptx.display()));
+    let archs = std::env::var("ROCSHMEM_STREAM_SASS").unwrap_or_else(|_| "90".into());
+    let mut cubins: Vec<(u32, Vec<u8>)> = Vec::new();
+    if let Some(ptxas) = ptxas {
+        for sm in archs.split([',', ';', ' ']).filter(|a| !a.is_empty()) {
+            let Ok(n) = sm.trim_start_matches("sm_").parse::<u32>() else {
+                println!(
+                    "cargo:warning=rocSHMEM: ROCSHMEM_STREAM_SASS: '{sm}' is not an architecture number (90, 100, ...)"
+                );
+                continue;
+            };
+            let cubin = ptx.with_extension(format!("sm_{n}.cubin"));
+            // ptxas takes minutes on the reductions' PTX: reuse the cubin of the same PTX.
+            let stamp = ptx.with_extension(format!("sm_{n}.ptx-hash"));
+            let hash = {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                text.hash(&mut h);
+                ptxas.hash(&mut h);
+                format!("{:016x}", h.finish())
+            };
+            if std::fs::read_to_string(&stamp).ok().as_deref() == Some(hash.as_str()) {
+                if let Ok(c) = std::fs::read(&cubin) {
+                    cubins.push((n, c));
+                    continue;
+                }
+            }
+            let r = std::process::Command::new(ptxas)
+                .args(["-O3", &format!("-arch=sm_{n}")])
+                .arg(ptx)
+                .arg("-o")
+                .arg(&cubin)
+                .output();
+            match r {
+                Ok(o) if o.status.success() => {
+                    cubins.push((
+                        n,
+                        std::fs::read(&cubin).unwrap_or_else(|e| panic!("reading {}: {e}", cubin.display())),
+                    ));
+                    let _ = std::fs::write(&stamp, &hash);
+                }
+                Ok(o) => println!(
+                    "cargo:warning=rocSHMEM: {} -arch=sm_{n} {}: {} (the stream kernels for sm_{n} stay PTX)",
+                    ptxas.display(),
+                    ptx.display(),
+                    String::from_utf8_lossy(&o.stderr).lines().next().unwrap_or("failed")
+                ),
+                Err(e) => println!("cargo:warning=rocSHMEM: {}: {e}", ptxas.display()),
+            }
+        }
+    }
+    let mut images: Vec<(u32, u32, &[u8])> = vec![(pack::KIND_PTX, ptx_sm, &text)];
+    images.extend(cubins.iter().map(|(sm, c)| (pack::KIND_CUBIN, *sm, c.as_slice())));
+    // zstd level 9 with long-distance matching: the reductions' 19 MB of PTX to about 0.6 MB in a
+    // fraction of a second (level 19: 0.35 MB, but over a minute per build).
+    let compress = |bytes: &[u8]| -> Vec<u8> {
+        use zstd::stream::raw::CParameter;
+        let mut c = zstd::bulk::Compressor::new(9).expect("zstd");
+        c.set_parameter(CParameter::EnableLongDistanceMatching(true)).expect("zstd long-distance matching");
+        c.set_parameter(CParameter::WindowLog(27)).expect("zstd window");
+        c.compress(bytes).expect("zstd compress")
+    };
+    std::fs::write(dst, pack::write(&images, compress)).unwrap_or_else(|e| panic!("writing {}: {e}", dst.display()));
 }

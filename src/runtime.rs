@@ -554,6 +554,8 @@ fn build(method: Method) -> Result<Runtime> {
     fast.n_bases = n.min(ROCSHMEM_FAST_PES) as i32;
     fast.default_ctx = ctxs.opaque(0).cast();
     fast.heap_base = heap_bases[me];
+    fast.world_team = teams.handle(WORLD_SLOT).cast();
+    fast.world_sync_off = (heap.control.dev_sync_off + WORLD_SLOT * heap.control.dev_sync_slot_bytes) as u64;
     fast.heap_bases[..n.min(ROCSHMEM_FAST_PES)].copy_from_slice(&heap_bases[..n.min(ROCSHMEM_FAST_PES)]);
     // SAFETY: plain-data views of the head and of the bases array.
     let (head, bases) = unsafe {

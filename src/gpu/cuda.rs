@@ -43,6 +43,9 @@ const CUDA_STREAM_NON_BLOCKING: c_uint = 1;
 const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
 /// `CU_DEVICE_ATTRIBUTE_MPS_ENABLED` (CUDA 12.3 on): contexts on the device are shared via MPS.
 const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: c_int = 133;
+/// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR` / `_MINOR`.
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 /// `cudaStreamPerThread` / `CU_STREAM_PER_THREAD`.
 pub const STREAM_PER_THREAD: usize = 0x2;
 /// Bytes of a `cudaIpcMemHandle_t`.
@@ -728,9 +731,10 @@ impl GpuRuntime for CudaRuntime {
     }
 }
 
-/// The stream helper kernels on NVIDIA: two PTX modules embedded at build time (build.rs,
-/// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions. Init
-/// only starts a thread that JIT-loads the core module, fills its device globals with
+/// The stream helper kernels on NVIDIA: two modules embedded at build time (build.rs,
+/// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions, each a
+/// compressed container (src/stream/pack.rs) of its PTX and, when ptxas was there at build time,
+/// its sm_90 SASS, which loads without JIT. Init only starts a thread that loads the core module, fills its device globals with
 /// `Runtime::module_init` on the library's stream once the runtime is up, and then waits: the
 /// reductions' module (5 MB of PTX: measured 20.7 s to JIT on an H200 with a cold JIT cache,
 /// 30 ms cached) is loaded by the same thread when the first reduction asks for it, so a
@@ -743,13 +747,15 @@ mod stream_kernels {
     use std::collections::HashMap;
     use std::sync::{Condvar, Mutex};
 
+    /// Per module, its container (src/stream/pack.rs): PTX, and SASS for the architectures
+    /// ptxas compiled at build time, zstd-compressed.
     #[cfg(rocshmem_stream_ptx)]
-    const PTX: Option<[&[u8]; 2]> = Some([
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.ptx")),
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.ptx")),
+    const PACKS: Option<[&[u8]; 2]> = Some([
+        include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.pack")),
+        include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.pack")),
     ]);
     #[cfg(not(rocshmem_stream_ptx))]
-    const PTX: Option<[&[u8]; 2]> = None;
+    const PACKS: Option<[&[u8]; 2]> = None;
 
     const NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
                              NVPTX target at build time), so the *_on_stream calls are not available: rebuild it with \
@@ -843,7 +849,7 @@ mod stream_kernels {
     /// modules belong to).
     pub fn start(cuda: &Arc<Cuda>, m: &Arc<Modules>, lib_stream: usize) {
         m.lock().started = true;
-        let Some(ptx) = PTX else {
+        let Some(packs) = PACKS else {
             m.set(0, Err(NOT_BUILT.into()));
             m.set(1, Err(NOT_BUILT.into()));
             return;
@@ -859,20 +865,22 @@ mod stream_kernels {
                 let mut mode = CAPTURE_MODE_RELAXED;
                 (cuda.drv.thread_exchange_capture_mode)(&mut mode);
             }
-            for (which, image) in ptx.iter().enumerate() {
+            for (which, pack) in packs.iter().enumerate() {
                 let what = ["stream kernels", "reduce_on_stream kernels"][which];
                 if which == 1 && !mine.reduce_requested() {
                     mine.set(1, Err("rocshmem_finalize came before any reduction on a stream".into()));
                     break;
                 }
                 let t0 = std::time::Instant::now();
-                let r = load(&cuda, image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
+                let r = load(&cuda, pack, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
                 crate::log_info!(
                     "rocshmem_init",
-                    "{what}: PTX module {} in {} ms (JIT, then device globals)",
+                    "{what}: module {} in {:.1} ms ({}, then device globals)",
                     if r.is_ok() { "ready" } else { "failed" },
-                    t0.elapsed().as_millis()
+                    t0.elapsed().as_secs_f64() * 1e3,
+                    r.as_ref().map(|(_, how)| how.as_str()).unwrap_or("-")
                 );
+                let r = r.map(|(m, _)| m);
                 mine.set(which, r);
             }
         });
@@ -883,15 +891,60 @@ mod stream_kernels {
         }
     }
 
-    /// JIT-loads one PTX image and fills its device globals once the runtime is up.
-    fn load(c: &Cuda, image: &[u8], lib_stream: usize) -> Result<usize> {
-        let mut text = image.to_vec();
-        text.push(0);
+    /// The SM number (90 for compute capability 9.0) of the current context's device.
+    fn current_sm(c: &Cuda) -> Option<u32> {
+        let (mut dev, mut major, mut minor) = (0, 0, 0);
+        // SAFETY: each call writes one int.
+        unsafe {
+            (c.rt.get_device)(&mut dev) == 0
+                && (c.drv.device_get)(&mut dev, dev) == 0
+                && (c.drv.device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == 0
+                && (c.drv.device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0
+        }
+        .then(|| (major * 10 + minor) as u32)
+    }
+
+    /// Loads one module from its container: the SASS built for this GPU if there is one (no
+    /// JIT), else the PTX (JIT-compiled by the driver, cached by it across runs); then fills
+    /// its device globals once the runtime is up. Returns the module and how it was loaded.
+    fn load(c: &Cuda, pack: &[u8], lib_stream: usize) -> Result<(usize, String)> {
+        let images = crate::stream::pack::read(pack).map_err(Error::Gpu)?;
+        let sm = current_sm(c);
         let mut module: *mut c_void = std::ptr::null_mut();
-        // SAFETY: a NUL-terminated PTX image; writes one handle.
-        c.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
-            (c.drv.module_load_data)(&mut module, text.as_ptr().cast())
-        })?;
+        let mut how = String::new();
+        if let Some(img) = images.iter().find(|i| i.kind == crate::stream::pack::KIND_CUBIN && Some(i.sm) == sm) {
+            let t = std::time::Instant::now();
+            let cubin = img.unpack().map_err(Error::Gpu)?;
+            let unpacked = t.elapsed().as_secs_f64() * 1e3;
+            // SAFETY: a cubin image; writes one handle.
+            let rc = unsafe { (c.drv.module_load_data)(&mut module, cubin.as_ptr().cast()) };
+            if rc == 0 {
+                how = format!("sm_{} SASS, {} bytes unpacked in {unpacked:.1} ms", img.sm, cubin.len());
+            } else {
+                // A driver older than the ptxas that built it: the PTX below still loads.
+                crate::log_info!(
+                    "rocshmem_init",
+                    "the embedded sm_{} SASS did not load (CUresult {rc}): JIT from PTX",
+                    img.sm
+                );
+                module = std::ptr::null_mut();
+            }
+        }
+        if module.is_null() {
+            let img = images
+                .iter()
+                .find(|i| i.kind == crate::stream::pack::KIND_PTX)
+                .ok_or_else(|| Error::Gpu("an embedded stream-kernel container has no PTX".into()))?;
+            let t = std::time::Instant::now();
+            let mut text = img.unpack().map_err(Error::Gpu)?;
+            let unpacked = t.elapsed().as_secs_f64() * 1e3;
+            text.push(0);
+            // SAFETY: a NUL-terminated PTX image; writes one handle.
+            c.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
+                (c.drv.module_load_data)(&mut module, text.as_ptr().cast())
+            })?;
+            how = format!("PTX JIT, {} bytes unpacked in {unpacked:.1} ms", text.len() - 1);
+        }
         let rt = loop {
             match crate::runtime::phase() {
                 crate::runtime::Phase::Ready => break crate::runtime::get()?,
@@ -904,7 +957,7 @@ mod stream_kernels {
             rt.module_init(module, lib_stream as Stream)?;
             c.check("cudaStreamSynchronize (stream kernel globals)", (c.rt.stream_synchronize)(lib_stream as Stream))?;
         }
-        Ok(module as usize)
+        Ok((module as usize, how))
     }
 }
 

@@ -13,6 +13,9 @@ pub enum Error {
     AlreadyInitialized,
     /// A call came after `rocshmem_finalize`.
     Finalized,
+    /// A call that was waiting (for a value, or for other PEs) when another thread of the
+    /// process called `rocshmem_finalize`: it gave up so that finalize can go on.
+    FinalizedWhileWaiting,
     /// An argument is out of its domain; the text names the argument and its value.
     InvalidArgument(String),
     /// A PE number outside `0..n`.
@@ -69,6 +72,11 @@ impl fmt::Display for Error {
                 write!(f, "rocSHMEM is already initialised; call rocshmem_init* once per process")
             }
             Error::Finalized => write!(f, "called after rocshmem_finalize"),
+            Error::FinalizedWhileWaiting => write!(
+                f,
+                "gave up waiting: another thread of this process called rocshmem_finalize; finish every call \
+                 before rocshmem_finalize"
+            ),
             Error::InvalidArgument(s) => write!(f, "invalid argument: {s}"),
             Error::InvalidPe { pe, n_pes } => {
                 write!(f, "invalid PE {pe}: valid PEs are 0..{}", n_pes.saturating_sub(1))

@@ -164,6 +164,17 @@ pub fn get() -> Result<&'static Runtime> {
     Ok(unsafe { &*p })
 }
 
+/// The runtime for a host API call: only while it is ready, so that a call that starts once
+/// finalize has begun fails with "called after rocshmem_finalize" (the phase is read after the
+/// call was counted in flight: see `inflight`).
+pub fn get_ready() -> Result<&'static Runtime> {
+    match PHASE.load(Ordering::SeqCst) {
+        x if x == Phase::Ready as u8 => get(),
+        x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Err(Error::Finalized),
+        _ => Err(Error::NotInitialized),
+    }
+}
+
 /// Job identity the abort hook needs to sweep segment names (set right after the rendezvous).
 static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
 static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
@@ -239,6 +250,8 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
         });
     }
     ABORT_NPES.store(0, Ordering::Relaxed);
+    // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
+    crate::inflight::setup();
     match build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
@@ -813,14 +826,27 @@ fn shared_team(job: &Job) -> Team {
     Team { set, slot: SHARED_SLOT, my_idx: set.index_of(me).unwrap_or(0) }
 }
 
-/// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
+/// `rocshmem_finalize`: refuse new calls, wait for those in flight, complete, synchronise,
+/// disconnect, unmap. Not itself counted in flight (see `inflight`).
 pub fn finalize() -> Result<()> {
+    // Once: a second finalize, also one racing this one on another thread, is refused.
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Ready as u8, Phase::Finalizing as u8, Ordering::SeqCst, Ordering::SeqCst)
+    {
+        return Err(if cur == Phase::Finalizing as u8 || cur == Phase::Finalized as u8 {
+            Error::Finalized
+        } else {
+            Error::NotInitialized
+        });
+    }
     let rt = get()?;
+    // Calls other threads of this process are still making finish before anything goes away
+    // (those starting from now on fail with "called after rocshmem_finalize").
+    crate::inflight::drain();
     // The stream-kernel loader thread uses the runtime: it finishes first.
     rt.gpu.stream_kernels_wait();
     // Operations still queued on host-platform streams run before the heaps go away.
     crate::stream::host::drain_all();
-    PHASE.store(Phase::Finalizing as u8, Ordering::Release);
     std::sync::atomic::fence(Ordering::SeqCst);
     rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
     #[cfg(feature = "mpi")]

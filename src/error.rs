@@ -22,6 +22,8 @@ pub enum Error {
     InvalidPe { pe: i64, n_pes: usize },
     /// An address that is not inside the symmetric heap (or the range runs past its end).
     NotSymmetric { addr: usize, len: usize, what: &'static str },
+    /// PEs made collective calls that do not match (the text names both PEs' calls).
+    Mismatch(String),
     /// A null pointer where memory is required.
     NullPointer(&'static str),
     /// The symmetric heap has no room for the request.
@@ -86,6 +88,7 @@ impl fmt::Display for Error {
                 "{what} address {addr:#x} (+{len} bytes) is not inside the symmetric heap; \
                  use memory from rocshmem_malloc"
             ),
+            Error::Mismatch(s) => write!(f, "{s}"),
             Error::NullPointer(what) => write!(f, "{what} is NULL"),
             Error::HeapExhausted { requested, largest_free, heap_size } => write!(
                 f,

@@ -848,7 +848,9 @@ pub fn finalize() -> Result<()> {
     // Operations still queued on host-platform streams run before the heaps go away.
     crate::stream::host::drain_all();
     std::sync::atomic::fence(Ordering::SeqCst);
-    rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
+    // The world barrier, which also checks that every PE made as many heap calls (a PE still
+    // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
+    crate::heap::agree::agree(&rt.heap, &rt.sync, crate::heap::agree::HeapCall::Finalize, None)?;
     #[cfg(feature = "mpi")]
     if let Some(ro) = rt.ro() {
         // Before MPI_Finalize (job.finalize): the proxy drains and stops, the window goes.

@@ -4,7 +4,6 @@ use crate::bootstrap::{self, Job, Method};
 use crate::ctx::CtxTable;
 use crate::device_abi::{
     ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, rocshmem_ctx_device, rocshmem_device_fast, rocshmem_device_state,
-    rocshmem_team_device,
 };
 use crate::env::Config;
 use crate::error::{Error, Result};
@@ -391,7 +390,7 @@ fn build(method: Method) -> Result<Runtime> {
         gpu.use_host_heap()?;
     }
     let slots = max_teams + 1;
-    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64), gpu.separate_device_segment());
+    let control = ControlLayout::new(slots, n, crate::team::exchange_words(max_teams), gpu.separate_device_segment());
     let (seg_len, dev_len) = control
         .segment_lens(cfg.heap_size)
         .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
@@ -477,8 +476,7 @@ fn build(method: Method) -> Result<Runtime> {
     let shared = shared_team(&job);
     #[cfg(feature = "mpi")]
     let ro = if use_ro { Some(Arc::new(start_ro(&job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
-    let team_bytes = max_teams * std::mem::size_of::<rocshmem_team_device>();
-    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, team_bytes)?)?;
+    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
     let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
         Error::invalid(format!("ROCSHMEM_MAX_NUM_CONTEXTS={} must be between 0 and 65536", cfg.max_num_contexts))
     })?;

@@ -23,6 +23,7 @@ pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod heap;
+pub mod inflight;
 pub mod log;
 pub mod p2p;
 pub mod rma;

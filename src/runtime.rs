@@ -4,7 +4,6 @@ use crate::bootstrap::{self, Job, Method};
 use crate::ctx::CtxTable;
 use crate::device_abi::{
     ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, rocshmem_ctx_device, rocshmem_device_fast, rocshmem_device_state,
-    rocshmem_team_device,
 };
 use crate::env::Config;
 use crate::error::{Error, Result};
@@ -164,6 +163,17 @@ pub fn get() -> Result<&'static Runtime> {
     Ok(unsafe { &*p })
 }
 
+/// The runtime for a host API call: only while it is ready, so that a call that starts once
+/// finalize has begun fails with "called after rocshmem_finalize" (the phase is read after the
+/// call was counted in flight: see `inflight`).
+pub fn get_ready() -> Result<&'static Runtime> {
+    match PHASE.load(Ordering::SeqCst) {
+        x if x == Phase::Ready as u8 => get(),
+        x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Err(Error::Finalized),
+        _ => Err(Error::NotInitialized),
+    }
+}
+
 /// Job identity the abort hook needs to sweep segment names (set right after the rendezvous).
 static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
 static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
@@ -239,6 +249,8 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
         });
     }
     ABORT_NPES.store(0, Ordering::Relaxed);
+    // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
+    crate::inflight::setup();
     match build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
@@ -400,7 +412,7 @@ fn build(method: Method) -> Result<Runtime> {
         gpu.use_host_heap()?;
     }
     let slots = max_teams + 1;
-    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64), gpu.separate_device_segment());
+    let control = ControlLayout::new(slots, n, crate::team::exchange_words(max_teams), gpu.separate_device_segment());
     let (seg_len, dev_len) = control
         .segment_lens(cfg.heap_size)
         .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
@@ -486,8 +498,7 @@ fn build(method: Method) -> Result<Runtime> {
     let shared = shared_team(&job);
     #[cfg(feature = "mpi")]
     let ro = if use_ro { Some(Arc::new(start_ro(&job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
-    let team_bytes = max_teams * std::mem::size_of::<rocshmem_team_device>();
-    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, team_bytes)?)?;
+    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
     let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
         Error::invalid(format!("ROCSHMEM_MAX_NUM_CONTEXTS={} must be between 0 and 65536", cfg.max_num_contexts))
     })?;
@@ -837,16 +848,31 @@ fn shared_team(job: &Job) -> Team {
     Team { set, slot: SHARED_SLOT, my_idx: set.index_of(me).unwrap_or(0) }
 }
 
-/// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
+/// `rocshmem_finalize`: refuse new calls, wait for those in flight, complete, synchronise,
+/// disconnect, unmap. Not itself counted in flight (see `inflight`).
 pub fn finalize() -> Result<()> {
+    // Once: a second finalize, also one racing this one on another thread, is refused.
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Ready as u8, Phase::Finalizing as u8, Ordering::SeqCst, Ordering::SeqCst)
+    {
+        return Err(if cur == Phase::Finalizing as u8 || cur == Phase::Finalized as u8 {
+            Error::Finalized
+        } else {
+            Error::NotInitialized
+        });
+    }
     let rt = get()?;
+    // Calls other threads of this process are still making finish before anything goes away
+    // (those starting from now on fail with "called after rocshmem_finalize").
+    crate::inflight::drain();
     // The stream-kernel loader thread uses the runtime: it finishes first.
     rt.gpu.stream_kernels_wait();
     // Operations still queued on host-platform streams run before the heaps go away.
     crate::stream::host::drain_all();
-    PHASE.store(Phase::Finalizing as u8, Ordering::Release);
     std::sync::atomic::fence(Ordering::SeqCst);
-    rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
+    // The world barrier, which also checks that every PE made as many heap calls (a PE still
+    // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
+    crate::heap::agree::agree(&rt.heap, &rt.sync, crate::heap::agree::HeapCall::Finalize, None)?;
     #[cfg(feature = "mpi")]
     if let Some(ro) = rt.ro() {
         // Before MPI_Finalize (job.finalize): the proxy drains and stops, the window goes.

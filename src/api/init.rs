@@ -192,12 +192,11 @@ pub unsafe extern "C" fn rocshmem_set_attr_uniqueid_args(
 /// finalises MPI if rocSHMEM initialised it.
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_finalize() {
-    void_call("rocshmem_finalize", || {
-        rt()?;
-        // Work queued on host-platform streams runs while the handles are still published.
-        crate::stream::host::drain_all();
+    // Not counted in flight: finalize waits for the calls that are (see `inflight`).
+    boundary("rocshmem_finalize", (), || {
+        crate::runtime::finalize()?;
         publish(None);
-        crate::runtime::finalize()
+        Ok(())
     })
 }
 

@@ -34,8 +34,19 @@ pub(crate) fn report(call: &str, e: &Error) {
     log::write(Level::Error, call, format_args!("{e}"));
 }
 
-/// Runs `f` for an entry point that returns a value; `fail` on error or panic.
+/// Runs `f` for an entry point that returns a value; `fail` on error or panic. The call is
+/// counted in flight while it runs, so that `rocshmem_finalize` on another thread waits for it
+/// (see `inflight`).
+#[inline]
 pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
+    let token = crate::inflight::enter();
+    let v = boundary(call, fail, f);
+    crate::inflight::leave(token);
+    v
+}
+
+/// [`value_call`] without counting the call in flight (`rocshmem_finalize` itself).
+pub(crate) fn boundary<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
     if log::enabled(Level::Api) {
         log::write(Level::Api, call, format_args!("called"));
     }
@@ -62,9 +73,10 @@ pub(crate) fn status_call(call: &'static str, f: impl FnOnce() -> Result<()>) ->
     value_call(call, 1, || f().map(|()| 0))
 }
 
-/// The runtime, or NotInitialized/Finalized.
+/// The runtime, or NotInitialized/Finalized. Only inside a [`value_call`]: the runtime stays
+/// mapped until the call returns, and once finalize has begun new calls get `Finalized`.
 pub(crate) fn rt() -> Result<&'static Runtime> {
-    runtime::get()
+    runtime::get_ready()
 }
 
 /// The team a context's PE numbers refer to (`None`: the default context).

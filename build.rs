@@ -102,6 +102,7 @@ fn main() {
         .include(root.join("device/include"))
         .file(root.join("src/cxx/shim_core.cpp"))
         .file(root.join("src/cxx/gen_shim.cpp"))
+        .file(root.join("src/cxx/gen_shim_v2.cpp"))
         .file(root.join("device/platform/host_launcher.cpp"))
         .file(root.join("device/stream/host_launch.cpp"))
         .files(&device_sources)
@@ -121,7 +122,7 @@ fn main() {
     let map = out.join("cxx_exports.map");
     write_if_changed(
         &map,
-        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    ROCSHMEM_TEAM_WORLD;\n    ROCSHMEM_TEAM_SHARED;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n};\n",
+        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    ROCSHMEM_TEAM_WORLD;\n    ROCSHMEM_TEAM_SHARED;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n    RocshmemGetFunctionTable;\n};\n",
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));

@@ -341,6 +341,7 @@ fn const_rust_type(group: &str) -> &'static str {
     match group {
         "size_t" => "usize",
         "unsigned int" => "u32",
+        "uint64_t" => "u64",
         _ => "c_int",
     }
 }
@@ -400,7 +401,7 @@ pub fn cxx_consts() -> String {
         s,
         "/** @file rocshmem_constants.hpp\n *  Enumerations and constants of the API (upstream's names and values).\n */"
     );
-    let _ = writeln!(s, "#ifndef {guard}\n#define {guard}\n\n#include <stddef.h>\n");
+    let _ = writeln!(s, "#ifndef {guard}\n#define {guard}\n\n#include <stddef.h>\n#include <stdint.h>\n");
     for (name, v) in MACROS {
         let _ = writeln!(s, "#define {name} {v}");
     }
@@ -438,5 +439,90 @@ pub fn config_h(version: (u32, u32, u32), vendor: &str) -> String {
          /* Backends built into this library. */\n#define USE_IPC 1\n\n\
          /* Device functions are not forced out of line (upstream's USE_FUNC_CALL). */\n\n#endif  // ROCSHMEM_CONFIG_H\n",
         version.0, version.1, version.2, version.0, version.1, version.2
+    )
+}
+
+/// The rocSHMEM 2.x link names of the namespaced host globals: (2.x declaration in namespace
+/// rocshmem, what it holds). 2.x programs name them inside the namespace; 3.x moved them
+/// (`ROCSHMEM_CTX_DEFAULT` is `extern "C"`, the team handles are in `rocshmem::host`).
+pub const V2_GLOBALS: &[(&str, &str)] =
+    &[("rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT", "ctx"), ("rocshmem_team_t ROCSHMEM_TEAM_WORLD", "world")];
+
+/// `src/cxx/gen_shim_v2.cpp`: what objects compiled against rocSHMEM 2.x headers link against
+/// and 3.x renamed. In 2.x `rocshmem_ctx_t` was an unnamed struct (so C++ mangles its typedef
+/// name, `rocshmem_ctx_t`, where 3.x mangles `rocshmem_ctx`): every host function with a
+/// context parameter again under that name, forwarding to the C entry point; and the globals
+/// of [`V2_GLOBALS`] as variables the library sets at init (rocshmemi_cxx_publish_v2) and
+/// clears at finalize. Types 2.x did not have (16-bit floats) and stream calls are left out.
+pub fn shim_v2() -> String {
+    let mut decls = String::new();
+    let mut defs = String::new();
+    let mut n = 0;
+    for c in CORE.iter().filter(|c| c.shim) {
+        let sig = parse_sig(c.decl);
+        if !sig.params.iter().any(|p| p.starts_with("rocshmem_ctx_t")) {
+            continue;
+        }
+        let _ = writeln!(decls, "{} {}({});", sig.ret, sig.name, sig.params.join(", "));
+        let _ = writeln!(
+            defs,
+            "{} {}({}) {{ return c_abi::{}({}); }}",
+            sig.ret,
+            sig.name,
+            sig.params.join(", "),
+            sig.name,
+            sig.arg_names.join(", ")
+        );
+        n += 1;
+    }
+    for e in entries() {
+        let ps = e.params();
+        if !ps.iter().any(|p| matches!(p, P::Ctx))
+            || ps.iter().any(|p| matches!(p, P::Stream))
+            || e.ty.cxx.starts_with("__")
+        {
+            continue;
+        }
+        let t = e.ty;
+        let params: Vec<String> = ps.iter().map(|p| p_cxx(p, t)).collect();
+        let args: Vec<&str> = ps.iter().map(p_name).collect();
+        let ret = ret_cxx(e.fam.ret, t);
+        let _ = writeln!(decls, "{ret} {}({});", e.c_name(), params.join(", "));
+        let _ = writeln!(
+            defs,
+            "{ret} {}({}) {{ return c_abi::{}({}); }}",
+            e.cxx_name(),
+            params.join(", "),
+            e.c_name(),
+            args.join(", ")
+        );
+        n += 1;
+    }
+    let mut globals = String::new();
+    let mut sets = String::new();
+    for (decl, what) in V2_GLOBALS {
+        let name = decl.rsplit(' ').next().unwrap();
+        let _ = writeln!(globals, "{decl} = {{}};");
+        let value = match *what {
+            "ctx" => "rocshmem::rocshmem_ctx_t{ctx_opaque, team_opaque}",
+            _ => "static_cast<rocshmem::rocshmem_team_t>(world)",
+        };
+        let _ = writeln!(sets, "  rocshmem::{name} = {value};");
+    }
+    format!(
+        "{C_BANNER}// rocSHMEM 2.x link names that 3.x changed, so that objects compiled against 2.x headers\n\
+         // link and run (see codegen/emit.rs, shim_v2). This file does not include the 3.x headers: it\n\
+         // declares 2.x's types itself. {n} functions, {} globals.\n\
+         #include <stddef.h>\n#include <stdint.h>\n\n\
+         namespace rocshmem {{\n\n\
+         // 2.x: an unnamed struct, so C++ names its typedef in link names.\n\
+         typedef struct {{\n  void *ctx_opaque;\n  void *team_opaque;\n}} rocshmem_ctx_t;\n\
+         typedef uint64_t *rocshmem_team_t;\n\n\
+         // 2.x's globals, inside the namespace (3.x: extern \"C\" ROCSHMEM_CTX_DEFAULT, rocshmem::host::...).\n\
+         {globals}\n\
+         namespace c_abi {{\nextern \"C\" {{\n{decls}}}  // extern \"C\"\n}}  // namespace c_abi\n\n{defs}\n}}  // namespace rocshmem\n\n\
+         // Called by rocshmemi_cxx_publish (src/cxx/shim_core.cpp) at init and finalize.\n\
+         extern \"C\" void rocshmemi_cxx_publish_v2(void *ctx_opaque, void *team_opaque, void *world) {{\n{sets}}}\n",
+        V2_GLOBALS.len()
     )
 }

@@ -30,7 +30,8 @@ AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 ./scripts/
 
 echo "== name coverage against upstream's list (also a ctest)"
 python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
-python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so
+python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so \
+  c++ include build/device_name_coverage
 
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j2 --timeout 300

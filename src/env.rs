@@ -152,6 +152,8 @@ env_table! {
         "RO: keep the command queues in host memory (on the host platform they always are).";
     ro_queues: Int = "ROCSHMEM_RO_QUEUES", default "32", "backend",
         "Extension, RO: command queues the proxy serves (a work-group uses queue wg_id % n).";
+    init_on_demand: Bool = "ROCSHMEM_INIT_ON_DEMAND", default "0", "bootstrap",
+        "Extension: a call that needs the library before rocshmem_init (rocshmem_my_pe, rocshmem_malloc, ...) initialises it as rocshmem_init() would, as rocSHMEM 2.x did; 0: that call fails and says so once.";
     bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "5", "bootstrap",
         "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous).";
     bootstrap_hostid: Text = "ROCSHMEM_BOOTSTRAP_HOSTID", default "", "bootstrap",

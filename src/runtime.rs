@@ -701,12 +701,22 @@ const STATE_HEAD: usize = std::mem::size_of::<StateHead>();
 type DeviceGlobalsSet =
     unsafe extern "C" fn(*const c_void, *const c_void, *const c_void, *const c_void, usize) -> c_int;
 
-/// Calls the program's `rocshmemi_device_globals_set` if it has one (found with dlsym in the
-/// global scope: the executable must export it, which linking against librocshmem.so does when
-/// the glue is linked in and referenced, or `-rdynamic`).
+unsafe extern "C" {
+    /// The C++ shim's weak reference to the glue (src/cxx/shim_core.cpp): its address when the
+    /// program was linked with it (statically, or exported to librocshmem.so), else NULL.
+    fn rocshmemi_device_globals_set_linked() -> *mut c_void;
+}
+
+/// Calls the program's `rocshmemi_device_globals_set` if it has one: the glue linked into the
+/// same executable as this library (librocshmem.a), else found with dlsym in the global scope
+/// (the executable exports it when it links librocshmem.so, which refers to it, or `-rdynamic`).
 fn set_device_globals(globals: &[u64; 4], fast: &rocshmem_device_fast) -> Result<()> {
-    // SAFETY: dlsym with a NUL-terminated name.
-    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
+    // SAFETY: the shim's accessor has no preconditions; dlsym with a NUL-terminated name.
+    let mut f = unsafe { rocshmemi_device_globals_set_linked() };
+    if f.is_null() {
+        // SAFETY: as above.
+        f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
+    }
     if f.is_null() {
         log_info!(
             "rocshmem_init",

@@ -343,5 +343,6 @@ void dt_register_rma(std::vector<DtTest> &v);
 void dt_register_amo(std::vector<DtTest> &v);
 void dt_register_sync(std::vector<DtTest> &v);
 void dt_register_coll(std::vector<DtTest> &v);
+void dt_register_tile(std::vector<DtTest> &v);
 
 #endif  // ROCSHMEM_DTEST_HPP

@@ -383,6 +383,7 @@ int main(int argc, char **argv) {
   dt_register_amo(tests);
   dt_register_sync(tests);
   dt_register_coll(tests);
+  dt_register_tile(tests);
 
   std::string which;
   int c;

@@ -29,8 +29,25 @@ use crate::team::Team;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 pub use types::*;
 
-/// Prints the one-line report of a failed call.
+/// Prints the one-line report of a failed call. A call before `rocshmem_init` is reported
+/// once per process (programs written for rocSHMEM 2.x ask for their PE number first, and
+/// would otherwise print a line per call): the first such call names itself.
 pub(crate) fn report(call: &str, e: &Error) {
+    if *e == Error::NotInitialized {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if ONCE.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        log::write(
+            Level::Error,
+            call,
+            format_args!(
+                "{e}: call rocshmem_init first (or set ROCSHMEM_INIT_ON_DEMAND=1 to start the library here, \
+                 as rocSHMEM 2.x did); later calls before init are not reported"
+            ),
+        );
+        return;
+    }
     log::write(Level::Error, call, format_args!("{e}"));
 }
 
@@ -75,8 +92,12 @@ pub(crate) fn status_call(call: &'static str, f: impl FnOnce() -> Result<()>) ->
 
 /// The runtime, or NotInitialized/Finalized. Only inside a [`value_call`]: the runtime stays
 /// mapped until the call returns, and once finalize has begun new calls get `Finalized`.
+/// Before init, with `ROCSHMEM_INIT_ON_DEMAND=1`, initialises it first (see [`init::on_demand`]).
 pub(crate) fn rt() -> Result<&'static Runtime> {
-    runtime::get_ready()
+    match runtime::get_ready() {
+        Err(Error::NotInitialized) => init::on_demand(),
+        r => r,
+    }
 }
 
 /// The team a context's PE numbers refer to (`None`: the default context).

@@ -39,6 +39,9 @@ pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Res
     if log::enabled(Level::Api) {
         log::write(Level::Api, call, format_args!("called"));
     }
+    if crate::watchdog::on() {
+        crate::watchdog::enter(call);
+    }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {

@@ -185,7 +185,7 @@ env_table! {
     uniqueid_with_mpi: Bool = "ROCSHMEM_UNIQUEID_WITH_MPI", default "0", range "", "bootstrap",
         "Also build an MPI sub-communicator in unique-id mode (RO backend only).";
     mpi_library: Text = "ROCSHMEM_MPI_LIBRARY", default "", range "", "bootstrap",
-        "Extension: path or name of the MPI library to load; empty tries libmpi.so.40, then libmpi.so.";
+        "Extension: path or name of the MPI library to load; empty: the MPI the program already loaded, else the launcher's (Open MPI: libmpi.so.40, libmpi.so; MPICH ABI: libmpich.so.12, libmpi.so.12).";
     run_uniqueid: Text = "ROCSHMEM_RUN_UNIQUEID", default "", range "", "launcher",
         "Set by rocshmem-run: the unique id (hex) of the job's rendezvous.";
     run_rank: Int = "ROCSHMEM_RUN_RANK", default "-1", range "-1..=2147483646", "launcher",

@@ -9,9 +9,11 @@
  *                            thread count, then joins the job (while the attack connections are
  *                            still open), runs `ring`, and checks the hub closed every attack
  *                            connection.
- *   hardening hang           PE 1 stops itself (SIGSTOP) after init; PE 0 waits in
- *                            rocshmem_int_wait_until for a flag PE 1 would set, the others in
- *                            rocshmem_barrier_all: ROCSHMEM_HANG_TIMEOUT must end the job.
+ *   hardening hang [s]       PE s (default 1) stops itself (SIGSTOP) after init; PE s-1 waits
+ *                            in rocshmem_int_wait_until for a flag PE s would set, the others
+ *                            in rocshmem_barrier_all: ROCSHMEM_HANG_TIMEOUT must end the job.
+ *   hardening hang-hub       PE 0 stops rocshmem-run (the rendezvous), PE 1 stops itself:
+ *                            PE 0 must stop itself after its timeout, with its own report.
  *   hardening slow <ms>      PE 0 computes for <ms> before the barrier (shorter than the hang
  *                            timeout): the job must complete.
  *   hardening initfail       the last PE's init fails (ROCSHMEM_MAX_NUM_CONTEXTS=-1 set in its
@@ -208,12 +210,22 @@ int main(int argc, char **argv) {
       int *flag = (int *)rocshmem_calloc(1, sizeof(int));
       REQUIRE(rocshmem_n_pes() >= 3 && flag, "hang needs 3 PEs");
       rocshmem_barrier_all();
-      if (me == 1) {
+      /* argv[2]: the PE that stops (default 1); the one after it waits for its flag. */
+      int stopped = argc > 2 ? atoi(argv[2]) : 1, waiter = (stopped + rocshmem_n_pes() - 1) % rocshmem_n_pes();
+      if (me == stopped) {
         raise(SIGSTOP); /* never continued: the job must be ended by the watchdog */
-        rocshmem_int_p(flag, 1, 0);
-      } else if (me == 0) {
+        rocshmem_int_p(flag, 1, waiter);
+      } else if (me == waiter) {
         rocshmem_int_wait_until(flag, ROCSHMEM_CMP_EQ, 1);
       }
+      rocshmem_barrier_all();
+      fprintf(stderr, "FAIL: PE %d got past a barrier with a stopped PE\n", me);
+      return 1;
+    } else if (strcmp(mode, "hang-hub") == 0) {
+      /* The process hosting the rendezvous (rocshmem-run) and PE 1 are stopped: PE 0's report
+       * reaches no one, so PE 0 must stop itself with its own report. */
+      if (me == 0) kill(getppid(), SIGSTOP);
+      if (me == 1) raise(SIGSTOP);
       rocshmem_barrier_all();
       fprintf(stderr, "FAIL: PE %d got past a barrier with a stopped PE\n", me);
       return 1;

@@ -87,6 +87,29 @@ case "$CASE" in
     [ $t -lt 20000 ] || fail "took $t ms"
     echo "hardening.sh hang: a stopped PE ended the job in $t ms with status $rc; report: $(grep -m1 "^rocshmem: PE 0: error" "$TMP/out")"
     ;;
+  hang-hub)
+    # The rendezvous cannot answer (rocshmem-run is stopped, by PE 0): PE 0 stops itself a few
+    # seconds after its timeout with its own report. Then rocshmem-run is continued and ends
+    # the job (PE 1, stopped, is killed).
+    t0=$(now_ms)
+    ROCSHMEM_BOOTSTRAP_TIMEOUT=1 ROCSHMEM_HANG_TIMEOUT=2 "$RUN" -n 2 "$PROG" hang-hub >"$TMP/out" 2>&1 &
+    pid=$!
+    i=0
+    while [ $i -lt 300 ] && ! grep -q "^rocshmem: PE 0: error:.*ROCSHMEM_HANG_TIMEOUT" "$TMP/out"; do sleep 0.1; i=$((i + 1)); done
+    t=$(( $(now_ms) - t0 ))
+    kill -CONT $pid 2>/dev/null
+    ( sleep 30; kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &
+    guard=$!
+    wait $pid; rc=$?
+    kill $guard 2>/dev/null
+    line=$(grep "^rocshmem: PE 0: error:.*ROCSHMEM_HANG_TIMEOUT" "$TMP/out")
+    [ -n "$line" ] || fail "PE 0 did not stop itself within 30 s"
+    printf '%s\n' "$line" | grep -q "this PE waits in rocshmem_barrier_all for .* (ROCSHMEM_HANG_TIMEOUT=2) and the rendezvous did not end the job" \
+      || fail "PE 0's report: $line"
+    [ $rc != 0 ] || fail "exit status 0"
+    [ $t -lt 20000 ] || fail "PE 0 took $t ms to stop itself"
+    echo "hardening.sh hang-hub: PE 0 stopped itself after $t ms: $line"
+    ;;
   slow)
     # A wait shorter than ROCSHMEM_HANG_TIMEOUT is left alone.
     ROCSHMEM_HANG_TIMEOUT=3 "$RUN" -n 3 "$PROG" slow 1500 >"$TMP/out" 2>&1 || fail "exit status $?"

@@ -1,7 +1,8 @@
 //! The MPI functions of the RO backend: one-sided operations on a window, communicator and
 //! group management, non-blocking collectives. Like the bootstrap's (`bootstrap::mpi`), they
-//! are resolved at run time from the MPI library the bootstrap loaded (Open MPI ABI; types
-//! from mpi-sys), so librocshmem has no link-time dependency on MPI.
+//! are resolved at run time from the MPI library the bootstrap loaded (Open MPI ABI, types from
+//! mpi-sys; under MPICH the RO backend is refused at init), so librocshmem has no link-time
+//! dependency on MPI.
 //!
 //! Every wrapper returns `Err(message)` naming the MPI function and carrying MPI's error
 //! string; the objects we create get `MPI_ERRORS_RETURN`, so errors come back instead of

@@ -45,6 +45,9 @@ pub enum Error {
     /// The operation exists upstream but needs something this build or platform lacks; the text
     /// says what (for example a GPU runtime).
     Unsupported(String),
+    /// Another PE failed (or the job was stopped) and this PE cannot go on; the text names that
+    /// PE and its reason.
+    PeerFailed(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -110,6 +113,7 @@ impl fmt::Display for Error {
             Error::Mpi(s) => write!(f, "MPI: {s}"),
             Error::Gpu(s) => write!(f, "GPU runtime: {s}"),
             Error::Unsupported(s) => write!(f, "not supported here: {s}"),
+            Error::PeerFailed(s) => write!(f, "{s}"),
         }
     }
 }

@@ -205,7 +205,7 @@ fn abort_hook() -> bootstrap::client::AbortHook {
 }
 
 /// Ends this PE because the job ended: says why, sweeps the job's heap names, exits.
-fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
+pub(crate) fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
     if is_error {
         log_error!("rocshmem", "{reason}; stopping this PE");
     } else {
@@ -251,6 +251,9 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
     ABORT_NPES.store(0, Ordering::Relaxed);
     // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
     crate::inflight::setup();
+    if crate::watchdog::on() {
+        crate::watchdog::enter("rocshmem_init");
+    }
     match build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
@@ -272,7 +275,7 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
             let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
             PHASE.store(Phase::Uninit as u8, Ordering::Release);
             *pending = None;
-            crate::log::set_pe(-1);
+            // The PE number stays in the log prefix: the caller reports this failure next.
             // Every PE of a job whose init failed fails too (they fail together, or a peer died):
             // nobody will map this job's heaps, so sweep every name of the job, also those of a
             // peer that was killed before it could unlink its own.
@@ -309,7 +312,38 @@ impl Phases {
 
 fn build(method: Method) -> Result<Runtime> {
     let mut phases = Phases::new();
-    let cfg = Config::from_env()?;
+    // A PE started by rocshmem-run knows its number before the rendezvous: say it in errors.
+    if let Some(crate::env::Value::Int(pe)) = crate::env::lookup("ROCSHMEM_RUN_RANK") {
+        crate::log::set_pe(pe as i32);
+    }
+    // A malformed variable the rendezvous needs fails here, alone; any other failure of this PE
+    // is told to the others once it has joined (see below), so that every PE says which PE
+    // failed and why instead of waiting for it.
+    let (cfg, bad) = Config::from_env_lenient();
+    if let Some((_, e)) = bad.iter().find(|(name, _)| crate::env::needed_by_bootstrap(name)) {
+        return Err(e.clone());
+    }
+    let early = match bad.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => choose_backend(&cfg, &method),
+    };
+    let job = bootstrap::start(method, &cfg, abort_hook())?;
+    phases.mark("bootstrap");
+    crate::log::set_pe(job.my_pe as i32);
+    ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
+    ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
+    let mut slot = Some(job);
+    let r = early.and_then(|use_ro| build_on(cfg, &mut slot, use_ro, phases));
+    if let (Err(e), Some(job)) = (&r, &slot) {
+        // Before this PE leaves (and sweeps the job's heap names): the others end their init
+        // with this PE's number and reason.
+        job.report_init_failure(e);
+    }
+    r
+}
+
+/// Whether the RO backend runs (`ROCSHMEM_BACKEND`), or why the choice cannot run.
+fn choose_backend(cfg: &Config, method: &Method) -> Result<bool> {
     let backend = cfg.backend.trim().to_ascii_lowercase();
     let use_ro = match backend.as_str() {
         "" | "ipc" => false,
@@ -322,7 +356,7 @@ fn build(method: Method) -> Result<Runtime> {
         }
     };
     if use_ro {
-        let mpi_start = match &method {
+        let mpi_start = match method {
             Method::MpiComm(_) => true,
             Method::Auto => cfg.run_uniqueid.is_empty() && bootstrap::launched_by_mpi(),
             Method::UniqueId { .. } => false,
@@ -335,23 +369,17 @@ fn build(method: Method) -> Result<Runtime> {
             ));
         }
     }
-    let max_teams = usize::try_from(cfg.max_num_teams).ok().filter(|n| (2..=4096).contains(n)).ok_or_else(|| {
-        Error::invalid(format!("ROCSHMEM_MAX_NUM_TEAMS={} must be between 2 and 4096", cfg.max_num_teams))
-    })?;
-    let host_ctxs = usize::try_from(cfg.max_num_host_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
-        Error::invalid(format!(
-            "ROCSHMEM_MAX_NUM_HOST_CONTEXTS={} must be between 0 and 65536",
-            cfg.max_num_host_contexts
-        ))
-    })?;
+    Ok(use_ro)
+}
 
+/// Init after the rendezvous. `slot` holds the job until the runtime takes it, so that the
+/// caller can still report a failure through it.
+fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phases) -> Result<Runtime> {
+    let job = slot.as_ref().expect("the job");
+    // The table's ranges (src/env.rs) were checked when the configuration was read.
+    let max_teams = cfg.max_num_teams as usize;
+    let host_ctxs = cfg.max_num_host_contexts as usize;
     let sharing = gpu::share::Policy::parse(&cfg.gpu_sharing)?;
-
-    let job = bootstrap::start(method, &cfg, abort_hook())?;
-    phases.mark("bootstrap");
-    crate::log::set_pe(job.my_pe as i32);
-    ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
-    ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
     let (me, n) = (job.my_pe, job.n_pes);
 
     // IPC maps every peer's heap: all PEs must share a node. RO maps the PEs of this node
@@ -384,7 +412,7 @@ fn build(method: Method) -> Result<Runtime> {
         }
         Ok(b)
     });
-    let parts = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
+    let parts = exchange_status(job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
     let gpu = gpu?;
     phases.mark("platform exchange");
     let platforms: Vec<&[u8]> = parts.iter().map(|p| p.split(|b| *b == 0).next().unwrap_or(&[])).collect();
@@ -416,24 +444,12 @@ fn build(method: Method) -> Result<Runtime> {
     let (seg_len, dev_len) = control
         .segment_lens(cfg.heap_size)
         .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
-    if me == 0 {
-        if let Some(free) = gpu::host::shm_free_bytes() {
-            let need = seg_len as u64 * n as u64;
-            if need > free {
-                log_warn!(
-                    "rocshmem_init",
-                    "the {n} PE heaps ({} MiB each) exceed the {} MiB free in /dev/shm; touching more than that \
-                     faults (SIGBUS): lower ROCSHMEM_HEAP_SIZE or enlarge /dev/shm",
-                    seg_len >> 20,
-                    free >> 20
-                );
-            }
-        }
-    }
-
+    gpu::host::set_backing(gpu::host::Backing::parse(&cfg.shm_backing)?);
     // Create ours (host control segment, and the device segment where it is separate); tell
     // everyone whether it worked, so all PEs fail together, not one by one.
-    let own = gpu.create_segment(&segment_name(job.job_tag, me), seg_len);
+    let local_pes = job.infos.iter().filter(|i| i.host_id == job.infos[me].host_id).count();
+    let own = gpu::host::check_room(seg_len, local_pes, &cfg)
+        .and_then(|()| gpu.create_segment(&segment_name(job.job_tag, me), seg_len));
     // Until it is sealed, a failed init must not leave our segment's name behind (no launcher
     // sweeps after unique-id or MPI init).
     let name_guard = NameGuard { gpu: gpu.as_ref(), name: own.is_ok().then(|| segment_name(job.job_tag, me)) };
@@ -447,7 +463,7 @@ fn build(method: Method) -> Result<Runtime> {
         (Err(e), _) | (_, Err(e)) => Err(e.clone()),
     };
     phases.mark("heap create");
-    let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
+    let parts = exchange_status(job, payload, "creating the symmetric heap")?;
     phases.mark("handle exchange");
     let parts = parts.iter().map(|p| decode_handles(p)).collect::<Result<Vec<_>>>()?;
     if let Some((pe, (theirs, _, _))) = parts.iter().enumerate().find(|(_, p)| p.0 != cfg.heap_size as u64) {
@@ -483,7 +499,7 @@ fn build(method: Method) -> Result<Runtime> {
             }
         }
     }
-    exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
+    exchange_status(job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
     phases.mark("peer mapping");
     segments[me] = Some(own);
     dev_segments[me] = own_dev;
@@ -495,13 +511,11 @@ fn build(method: Method) -> Result<Runtime> {
     let mut heap = SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(&gpu))?;
     let sync = SyncState::new(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
-    let shared = shared_team(&job);
+    let shared = shared_team(job);
     #[cfg(feature = "mpi")]
-    let ro = if use_ro { Some(Arc::new(start_ro(&job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
+    let ro = if use_ro { Some(Arc::new(start_ro(job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
     let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
-    let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
-        Error::invalid(format!("ROCSHMEM_MAX_NUM_CONTEXTS={} must be between 0 and 65536", cfg.max_num_contexts))
-    })?;
+    let device_ctxs = cfg.max_num_contexts as usize;
     let ctx_bytes = (1 + host_ctxs + device_ctxs) * std::mem::size_of::<rocshmem_ctx_device>();
     let ctxs = CtxTable::new(host_ctxs, device_ctxs, teams.handle(WORLD_SLOT).cast(), Mirror::new(&gpu, ctx_bytes)?);
     let (pool_start, pool_len) = ctxs.device_pool();
@@ -583,7 +597,7 @@ fn build(method: Method) -> Result<Runtime> {
     } else {
         set_device_globals(&device_state.globals, &device_state.fast).map(|()| Vec::new())
     };
-    exchange_status(&job, globals, "setting the device globals of the program")?;
+    exchange_status(job, globals, "setting the device globals of the program")?;
     // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
     // critical path; see docs/streams.md).
     phases.mark("tables and device globals");
@@ -622,7 +636,7 @@ fn build(method: Method) -> Result<Runtime> {
     }
     Ok(Runtime {
         cfg,
-        job,
+        job: slot.take().expect("the job"),
         heap,
         sync,
         teams,
@@ -658,17 +672,22 @@ fn start_ro(
     let (mpi, comm) = job
         .mpi()
         .ok_or_else(|| Error::Unsupported("ROCSHMEM_BACKEND=ro needs MPI: start the PEs with mpirun".into()))?;
+    if mpi.flavour != crate::bootstrap::mpi::Flavour::OpenMpi {
+        return Err(Error::Unsupported(format!(
+            "ROCSHMEM_BACKEND=ro needs Open MPI, and this MPI is {} ({}); the MPI bootstrap with the ipc backend \
+             (unset ROCSHMEM_BACKEND) works with it",
+            mpi.flavour.name(),
+            mpi.describe
+        )));
+    }
     let me = job.my_pe;
     let seg_base = heap.device_base(me);
     let seg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
     let rc = crate::backend::ro::RoConfig {
         mapped,
-        n_queues: usize::try_from(cfg.ro_queues).ok().filter(|n| (1..=4096).contains(n)).ok_or_else(|| {
-            Error::invalid(format!("ROCSHMEM_RO_QUEUES={} must be between 1 and 4096", cfg.ro_queues))
-        })?,
-        progress_delay_us: u64::try_from(cfg.ro_progress_delay).map_err(|_| {
-            Error::invalid(format!("ROCSHMEM_RO_PROGRESS_DELAY={} must be 0 or more", cfg.ro_progress_delay))
-        })?,
+        // In range: checked against the table when the configuration was read.
+        n_queues: cfg.ro_queues as usize,
+        progress_delay_us: cfg.ro_progress_delay as u64,
         gpu: Arc::clone(&heap.gpu),
     };
     let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
@@ -837,7 +856,7 @@ fn exchange_status(job: &Job, mine: Result<Vec<u8>>, step: &str) -> Result<Vec<V
     let parts = job.allgather(&msg)?;
     if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
         mine?;
-        return Err(Error::Bootstrap(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
+        return Err(Error::PeerFailed(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
     }
     Ok(parts.into_iter().map(|mut p| p.split_off(1)).collect())
 }

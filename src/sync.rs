@@ -93,6 +93,8 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
         }
     }
     let mut sleep = Duration::from_micros(50);
+    // A wait this long is watched (ROCSHMEM_HANG_TIMEOUT; None when that is off).
+    let mut watch = crate::watchdog::Wait::begin(start);
     loop {
         me.sleepers.fetch_add(1, Ordering::SeqCst);
         // A new sleep period: the next writer must ring again.
@@ -108,6 +110,9 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
             return;
         }
         sleep = (sleep * 2).min(SLEEP_MAX);
+        if let Some(w) = watch.as_mut() {
+            w.check();
+        }
     }
 }
 

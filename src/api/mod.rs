@@ -67,6 +67,9 @@ pub(crate) fn boundary<T>(call: &'static str, fail: T, f: impl FnOnce() -> Resul
     if log::enabled(Level::Api) {
         log::write(Level::Api, call, format_args!("called"));
     }
+    if crate::watchdog::on() {
+        crate::watchdog::enter(call);
+    }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {

@@ -3,7 +3,7 @@
 //! loads (and runs the host platform) where CUDA is absent.
 //!
 //! What it provides (see `docs/design.md`, "The NVIDIA platform"):
-//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - the host control segments stay host shared memory ([`HostRuntime`] does them);
 //! - each PE's device segment (device synchronisation area + user heap) is one `cudaMalloc`
 //!   allocation, exported with `cudaIpcGetMemHandle` and opened by every peer with
 //!   `cudaIpcOpenMemHandle` after peer access is enabled;

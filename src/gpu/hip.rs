@@ -3,7 +3,7 @@
 //! platform) where HIP is absent.
 //!
 //! What it provides (see `docs/design.md`, "The AMD platform"), the same as the NVIDIA one:
-//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - the host control segments stay host shared memory ([`HostRuntime`] does them);
 //! - each PE's device segment (device synchronisation area + user heap) is one allocation of the
 //!   kind `ROCSHMEM_HEAP_ALLOCATOR_TYPE` asks for ([`HeapAllocator`]), exported with
 //!   `hipIpcGetMemHandle` and opened by every peer with `hipIpcOpenMemHandle` after peer access

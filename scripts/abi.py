@@ -44,6 +44,7 @@ HEADER = """\
 # fails when a listed entry disappears or changes, and asks for an update when one is added.
 # Policy: docs/packaging.md. Columns (tab-separated): kind, name, since, declaration[, readable].
 """
+SYMBOL_KINDS = ("func", "weak-func", "object", "weak-object")
 RUST_HASH = re.compile(r"17h[0-9a-f]{16}E$")
 ANON = re.compile(r"\((anonymous|unnamed) (struct|union|enum|class) at [^)]*\)")
 
@@ -81,14 +82,17 @@ def find_clang(cxx):
 # ---------------------------------------------------------------- the library's exports
 
 def exported(lib):
-    """{symbol: 'func' | 'object'} of the library's dynamic symbol table."""
+    """{symbol: kind} of the library's dynamic symbol table: 'func' or 'object', 'weak-func' or
+    'weak-object' for weak ones (inline functions of headers that the compiler emitted, which
+    depends on its flags, and the C++ variables that GPU programs may define themselves)."""
     out = {}
     for line in run(["nm", "-D", "--defined-only", "-P", lib]).splitlines():
         parts = line.split()
         if len(parts) < 2:
             continue
         name, t = parts[0], parts[1]
-        out[name.split("@")[0]] = "func" if t in "TtWwi" else "object"
+        kind = "func" if t in "TtWwi" else "object"
+        out[name.split("@")[0]] = f"weak-{kind}" if t in "WwVv" else kind
     return out
 
 
@@ -279,7 +283,8 @@ def current_abi(lib):
         rows.append((kind, name, d.symbols.get(name, "-"), readable.get(name, "")))
     for (kind, name), text in types.items():
         rows.append((kind, name, text, ""))
-    order = {"func": 0, "object": 1, "type": 2, "typedef": 3, "enum": 4, "const": 5, "macro": 6}
+    order = {"func": 0, "weak-func": 1, "object": 2, "weak-object": 3, "type": 4, "typedef": 5, "enum": 6,
+             "const": 7, "macro": 8}
     rows.sort(key=lambda r: (order[r[0]], r[1]))
     return rows, soname(lib)
 
@@ -389,8 +394,8 @@ def cmd_check(args):
             print(f"  ... and {len(added) - 40} more")
         print(f"abi: FAIL: run `scripts/abi.py update --build {args.build}` and commit abi/librocshmem.abi "
               f"(they are listed as new in {cargo_version()})")
-    n_sym = sum(1 for k, *_ in rows if k in ("func", "object"))
-    n_decl = sum(1 for k, _, d, _ in rows if k in ("func", "object") and d != "-")
+    n_sym = sum(1 for k, *_ in rows if k in SYMBOL_KINDS)
+    n_decl = sum(1 for k, _, d, _ in rows if k in SYMBOL_KINDS and d != "-")
     if problems or added:
         return 1
     print(f"abi: ok: {so}, {n_sym} exported symbols ({n_decl} with their declaration), "
@@ -443,9 +448,11 @@ def cmd_debian_symbols(_args):
     m = re.match(r"librocshmem\.so\.(\d+)$", so)
     print(f"{so} librocshmem{m.group(1)} #MINVER#")
     print("* Build-Depends-Package: librocshmem-dev")
+    # Weak symbols are optional: whether an inline function is emitted depends on the
+    # compiler's flags (dpkg-buildflags' differ from the CMake build's).
     for (kind, name), (since, _decl, _r) in sorted(entries.items(), key=lambda e: e[0][1]):
-        if kind in ("func", "object"):
-            print(f" {name}@Base {since}")
+        if kind in SYMBOL_KINDS:
+            print(f" {'(optional)' if kind.startswith('weak-') else ''}{name}@Base {since}")
     return 0
 
 

@@ -49,9 +49,14 @@ fi
 # The files dpkg-buildpackage writes next to the checkout, by the names in the .changes.
 changes="../rocshmem_${version}_${arch}.changes"
 rm -f "$changes"
-if ! dpkg-buildpackage -us -uc -b ${profile:+-P"$profile"} >"$work/build.log" 2>&1; then
+reused() { [ -n "$build" ] && cksum <"$build/cargo/release/librocshmem.so" 2>/dev/null; }
+before=$(reused || true)
+if ! dpkg-buildpackage -us -uc -b --post-clean ${profile:+-P"$profile"} >"$work/build.log" 2>&1; then
   tail -40 "$work/build.log"
   fail "dpkg-buildpackage (log above)"
+fi
+if [ -n "$build" ] && [ "$(reused || true)" != "$before" ]; then
+  say "note: cargo rebuilt the library in the package build (a source file changed after the build of $build?)"
 fi
 mkdir "$work/debs"
 for f in $(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* \(.*\)$/\1/p' "$changes") "$(basename "$changes")"; do

@@ -40,8 +40,8 @@ if [ -n "$build" ]; then
   build=$(cd "$build" && pwd)
   export ROCSHMEM_DEB_CARGO_TARGET_DIR="$build/cargo"
   if [ -f "$build/lib/librocshmem_device.a" ]; then
-    ROCSHMEM_GPU_TARGETS=$(sed -n 's/^ROCSHMEM_GPU_TARGETS:STRING=//p' "$build/CMakeCache.txt")
-    export ROCSHMEM_GPU_TARGETS
+    targets=$(sed -n 's/^ROCSHMEM_GPU_TARGETS:STRING=//p' "$build/CMakeCache.txt")
+    if [ -n "$targets" ]; then export ROCSHMEM_GPU_TARGETS="$targets"; fi
   else
     profile=pkg.rocshmem.noamd
   fi
@@ -62,7 +62,7 @@ mkdir "$work/debs"
 for f in $(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* \(.*\)$/\1/p' "$changes") "$(basename "$changes")"; do
   mv "../$f" "$work/debs/"
 done
-if [ -n "${ROCSHMEM_DEB_KEEP:-}" ]; then mkdir -p "$ROCSHMEM_DEB_KEEP" && cp "$work/debs"/* "$ROCSHMEM_DEB_KEEP/"; fi
+if [ -n "${ROCSHMEM_DEB_KEEP:-}" ]; then mkdir -p "$ROCSHMEM_DEB_KEEP" && cp "$work/debs"/* "$work/build.log" "$ROCSHMEM_DEB_KEEP/"; fi
 grep -E "dpkg-gensymbols: warning|^ *[+-] " "$work/build.log" | head -20 || true
 say "built in $(( $(date +%s) - t0 )) s${profile:+ (profile $profile)}: $(cd "$work/debs" && ls ./*.deb | sed 's|^\./||' | tr '\n' ' ')"
 for p in "librocshmem${major}" librocshmem-dev rocshmem-tools; do
@@ -75,7 +75,17 @@ if ! lintian --fail-on error,warning "$work/debs/$(basename "$changes")" >"$work
   cat "$work/lintian.log"
   fail "lintian"
 fi
-say "lintian clean in $(( $(date +%s) - t0 )) s ($(grep -c . "$work/lintian.log" || true) lines of notes)"
+grep -v "root privileges is not recommended" "$work/lintian.log" | sed 's/^/  /' || true
+say "lintian: no errors or warnings ($(( $(date +%s) - t0 )) s)"
+
+# The AMD device library as packaged (dh_strip has been over the archives): every arch's
+# bitcode entry points and globals, device code and host glue in both archives.
+if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep -q "librocshmem_device.a$"; then
+  dpkg-deb -x "$work/debs/librocshmem-dev_${version}_${arch}.deb" "$work/dev"
+  AMD_OUT=$(echo "$work"/dev/usr/lib/*/) CHECK_AMD_ALL=1 ./scripts/check-amd.sh >"$work/amd.log" 2>&1 ||
+    { cat "$work/amd.log"; fail "the AMD device library in librocshmem-dev"; }
+  say "librocshmem-dev: $(tail -1 "$work/amd.log" | sed 's/^check-amd: //')"
+fi
 
 # ---- 3. the clean root: made once, then an overlay per run
 root=${ROCSHMEM_DEB_ROOT:-/var/cache/rocshmem/bookworm-root}
@@ -97,8 +107,13 @@ if [ "$(cat "$root.stamp" 2>/dev/null)" != "$tools" ]; then
   say "clean Debian 12 root made in $(( $(date +%s) - t0 )) s: $root"
 fi
 mkdir "$work/upper" "$work/ovl" "$work/root"
-mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/ovl" "$work/root"
-mnt="$work/root"
+if mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/ovl" "$work/root" 2>/dev/null; then
+  mnt="$work/root"
+else  # no overlayfs here: a copy
+  cp -a "$root/." "$work/root/"
+  mount --bind "$work/root" "$work/root"
+  mnt="$work/root"
+fi
 mount -t proc proc "$mnt/proc"
 mount -t tmpfs -o mode=1777 tmpfs "$mnt/dev/shm"
 mount -t tmpfs tmpfs "$mnt/tmp"
@@ -129,7 +144,9 @@ if ! in_root "cd /tmp/src
   python3 -c 'import ctypes; ctypes.CDLL(\"librocshmem.so.${major}\")'
   rocshmem-run -n 2 python3 ctypes_test.py librocshmem.so.${major}
   rocshmem_info >info.txt
-  head -2 info.txt" >"$work/use.log" 2>&1; then
+  head -2 info.txt
+  grep -q ' ${version}\$' info.txt
+  test \"\$(pkg-config --modversion rocshmem)\" = ${version}" >"$work/use.log" 2>&1; then
   cat "$work/use.log"
   fail "a program using the installed packages failed (output above)"
 fi

@@ -80,7 +80,7 @@ say "lintian: no errors or warnings ($(( $(date +%s) - t0 )) s)"
 
 # The AMD device library as packaged (dh_strip has been over the archives): every arch's
 # bitcode entry points and globals, device code and host glue in both archives.
-if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep -q "librocshmem_device.a$"; then
+if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep "librocshmem_device.a$" >/dev/null; then
   dpkg-deb -x "$work/debs/librocshmem-dev_${version}_${arch}.deb" "$work/dev"
   AMD_OUT=$(echo "$work"/dev/usr/lib/*/) CHECK_AMD_ALL=1 ./scripts/check-amd.sh >"$work/amd.log" 2>&1 ||
     { cat "$work/amd.log"; fail "the AMD device library in librocshmem-dev"; }

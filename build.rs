@@ -117,12 +117,20 @@ fn main() {
     println!("cargo:rustc-link-lib=static:+whole-archive=rocshmem_cxx");
 
     // 4. The shared library: SONAME, and export the C++ names next to Rust's C names (rustc's
-    //    own version script lists only Rust symbols; GNU ld merges the two scripts).
+    //    own version script lists only Rust symbols; the linker merges the two scripts).
     //    ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
+    //    The C++ names are matched demangled, namespace by namespace: a wider pattern such as
+    //    _ZN8rocshmem* also exported the Rust core's own functions (legacy mangling, a hash
+    //    that changes with every build) and the device library's template instantiations
+    //    (rocshmem::dev), which no header declares. A C++ function of another form needs its
+    //    line here. The exported list is abi/librocshmem.abi (scripts/abi.py).
     let map = out.join("cxx_exports.map");
     write_if_changed(
         &map,
-        "{\n  global:\n    _ZN8rocshmem*;\n    ROCSHMEM_CTX_DEFAULT;\n    ROCSHMEM_TEAM_WORLD;\n    ROCSHMEM_TEAM_SHARED;\n    rocshmemi_bc_*;\n    rocshmem_platform_host_in_kernel;\n    RocshmemGetFunctionTable;\n};\n",
+        "{\n  global:\n    extern \"C++\" {\n      rocshmem::rocshmem_*;\n      rocshmem::get_backend_type*;\n      rocshmem::device::*;\n      \
+         rocshmem::platform::*;\n      rocshmem::ROCSHMEM_*;\n      rocshmem::host::ROCSHMEM_*;\n    };\n    \
+         ROCSHMEM_CTX_DEFAULT;\n    ROCSHMEM_TEAM_WORLD;\n    ROCSHMEM_TEAM_SHARED;\n    rocshmemi_bc_*;\n    \
+         rocshmem_platform_host_in_kernel;\n    RocshmemGetFunctionTable;\n};\n",
     );
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname(version.0));

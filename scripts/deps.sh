@@ -7,7 +7,8 @@
 #                    libamdhip64-dev, rocm-device-libs) with the LLVM 15 tools, for the AMD
 #                    device library, its checks and the HIP examples (no AMD GPU needed),
 #                    python3-venv (the Python package is pip-installed into a venv), and MPICH
-#                    beside Open MPI (the MPI bootstrap over MPICH's ABI)
+#                    beside Open MPI (the MPI bootstrap over MPICH's ABI), and the Debian packaging tools
+#                    (debhelper, help2man, lintian, mmdebstrap)
 set -eu
 
 need=""
@@ -20,6 +21,8 @@ if [ "${1:-}" = "--test" ]; then
   # MPICH beside Open MPI (the MPI bootstrap's MPICH ABI; Open MPI keeps the mpicc/mpirun
   # alternatives: Debian gives it the higher priority, and tests use mpicc.mpich/mpiexec.mpich)
   pkgs="$pkgs mpich libmpich-dev"
+  # The Debian packages (scripts/check-deb.sh): build, lintian, a clean root made by mmdebstrap.
+  pkgs="$pkgs debhelper help2man lintian mmdebstrap"
 fi
 for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi

@@ -4,8 +4,9 @@
 # Steps: dependencies, Rust format/lint/unit tests, a CMake build of the library, examples and tests
 # (with the AMD device library for gfx90a, gfx908 and gfx940: Debian's HIP 5.2, no GPU needed),
 # every ctest (C/C++ tests at 1-8 PEs, MPI, unique id, Python ctypes, name coverage, ABI,
-# generated files committed), the AMD bitcode and code-object checks, and an install consumed
-# through find_package and pkg-config (host programs, and the HIP examples built with hipcc).
+# generated files committed, the exported ABI against abi/librocshmem.abi), the AMD bitcode and
+# code-object checks, an install consumed through find_package and pkg-config (host programs,
+# and the HIP examples built with hipcc), and the Debian packages (scripts/check-deb.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh --test
@@ -38,4 +39,7 @@ ctest --test-dir build --output-on-failure -j2 --timeout 300
 
 echo "== install and consume"
 ./ctests/install/check_install.sh build
+
+echo "== Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
+./scripts/check-deb.sh build
 echo "== all tests passed"

@@ -6,7 +6,8 @@
 #                    the gfx940 bitcode) and Debian's HIP 5.2 (hipcc with clang-15,
 #                    libamdhip64-dev, rocm-device-libs) with the LLVM 15 tools, for the AMD
 #                    device library, its checks and the HIP examples (no AMD GPU needed),
-#                    and python3-venv (the Python package is pip-installed into a venv)
+#                    python3-venv (the Python package is pip-installed into a venv), and
+#                    libibverbs-dev (rdma-core's mlx5dv.h, against which the GDA layouts are checked)
 set -eu
 
 need=""
@@ -15,7 +16,7 @@ pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok in
 
 pkgs="build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs python3-venv clang-16 llvm-16 hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-tools-15 lld-15"
+  pkgs="$pkgs python3-venv clang-16 llvm-16 hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-tools-15 lld-15 libibverbs-dev"
 fi
 for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi

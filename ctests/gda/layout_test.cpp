@@ -151,9 +151,12 @@ static void check_rdma() {
 }
 
 static void check_inline() {
-  for (uint32_t len = 1; len <= W::kInlineMax; ++len) {
-    uint8_t data[32];
-    for (auto &b : data) b = uint8_t(rnd());
+  // Every length, from a word-aligned source and from a misaligned one.
+  for (uint32_t n = 0; n < 2 * W::kInlineMax; ++n) {
+    const uint32_t len = 1 + n % W::kInlineMax;
+    alignas(8) uint8_t buf[40];
+    for (auto &b : buf) b = uint8_t(rnd());
+    const uint8_t *data = buf + (n < W::kInlineMax ? 0 : 1);
     const uint16_t idx = uint16_t(rnd());
     const uint32_t qpn = uint32_t(rnd()) & 0xffffff;
     const uint64_t raddr = rnd();

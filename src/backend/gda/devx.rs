@@ -460,7 +460,16 @@ mod tests {
         assert_eq!(get(&qp, QPC + QPC_DBR_ADDR.0, 64), 196608);
         // RoCE v2 attributes as the setup computes them (traffic class 104: DSCP 26; SL 3).
         use super::super::setup::{Endpoint, LinkConfig, path_attrs};
-        let ep = |qpn: u32| Endpoint { qpn, lid: 0, mtu: 5, link: 2, gid: [9; 16], mac: [1, 2, 3, 4, 5, 6], rkey: 0, heap_base: 0 };
+        let ep = |qpn: u32| Endpoint {
+            qpn,
+            lid: 0,
+            mtu: 5,
+            link: 2,
+            gid: [9; 16],
+            mac: [1, 2, 3, 4, 5, 6],
+            rkey: 0,
+            heap_base: 0,
+        };
         let a = path_attrs(&ep(0x41), &ep(0x42), 1, 3, &LinkConfig { traffic_class: 104, sl: 3 });
         let rtr = init2rtr_in(0x41, &a);
         let p = QPC + QPC_PRIMARY_PATH;

@@ -96,7 +96,7 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
     }
     // The list of everything generated, for the check that they are committed.
     let mut list: String = files.iter().map(|(p, _)| format!("{p}\n")).collect();
-    list.insert_str(0, "# Files build.rs generates from codegen/table.rs (one per line; this list is generated too).\ncodegen/generated-files.txt\ninclude/rocshmem/rocshmem.h\ndevice/include/rocshmem_device/device_abi.h\n");
+    list.insert_str(0, "# Files build.rs generates from codegen/table.rs (one per line; this list is generated too).\ncodegen/generated-files.txt\ninclude/rocshmem/rocshmem.h\ndevice/include/rocshmem_device/device_abi.h\ndevice/include/rocshmem_device/gda_abi.h\n");
     files.push(("codegen/generated-files.txt", list));
     files
 }

@@ -176,6 +176,36 @@ env_table! {
         "Extension, RO: command queues the proxy serves (a work-group uses queue wg_id % n).";
     init_on_demand: Bool = "ROCSHMEM_INIT_ON_DEMAND", default "0", range "", "bootstrap",
         "Extension: a call that needs the library before rocshmem_init (rocshmem_my_pe, rocshmem_malloc, ...) initialises it as rocshmem_init() would, as rocSHMEM 2.x did; 0: that call fails and says so once.";
+    gda_provider: Text = "ROCSHMEM_GDA_PROVIDER", default "", range "", "gda",
+        "GDA: NIC family to use: mlx5, bnxt, ionic (or pensando); empty picks the NIC nearest the GPU (this build posts to mlx5 only).";
+    use_ib_hca: Text = "ROCSHMEM_USE_IB_HCA", default "", range "", "gda",
+        "GDA: the NIC this PE uses (e.g. mlx5_0, or mlx5_0:1 for a port); disables the choice by PCIe distance.";
+    hca_list: Text = "ROCSHMEM_HCA_LIST", default "", range "", "gda",
+        "GDA: comma-separated NICs the choice may use (name or name:port); a leading ^ excludes them instead.";
+    gda_sq_size: Int = "ROCSHMEM_GDA_SQ_SIZE", default "1024", range "128..=32768", "gda",
+        "GDA: send queue depth in 64-byte WQE blocks (a power of two, 128 to 32768).";
+    gda_num_qps_per_pe_default_ctx: Int = "ROCSHMEM_GDA_NUM_QPS_PER_PE_DEFAULT_CTX", default "1", range "1..=64", "gda",
+        "GDA: queue pairs per peer for the default context.";
+    gda_num_qps_per_pe_usr_ctx: Int = "ROCSHMEM_GDA_NUM_QPS_PER_PE_USR_CTX", default "1", range "1..=64", "gda",
+        "GDA: queue pairs per peer for each user context.";
+    gda_traffic_class: Int = "ROCSHMEM_GDA_TRAFFIC_CLASS", default "0", range "0..=255", "gda",
+        "GDA: traffic class of the queue pairs on an Ethernet (RoCE) link; the DSCP is its upper 6 bits.";
+    gda_service_level: Int = "ROCSHMEM_GDA_SERVICE_LEVEL", default "0", range "0..=15", "gda",
+        "Extension, GDA: InfiniBand service level (RoCE: priority) of the queue pairs (NVSHMEM_IB_SL).";
+    gda_gid_index: Int = "ROCSHMEM_GDA_GID_INDEX", default "-1", range "-1..=255", "gda",
+        "Extension, GDA: GID table index of the port (NVSHMEM_IB_GID_INDEX); -1 picks an IPv4 RoCE v2 GID.";
+    gda_alternate_qp_ports: Bool = "ROCSHMEM_GDA_ALTERNATE_QP_PORTS", default "1", range "", "gda",
+        "GDA: alternate queue pairs of successive contexts over the ports of a multi-port (bonded) NIC.";
+    gda_pcie_relaxed_ordering: Bool = "ROCSHMEM_GDA_PCIE_RELAXED_ORDERING", default "0", range "", "gda",
+        "GDA: register the symmetric heap with PCIe relaxed ordering.";
+    gda_enable_dmabuf: Bool = "ROCSHMEM_GDA_ENABLE_DMABUF", default "0", range "", "gda",
+        "GDA: register GPU memory through a dma-buf (cuMemGetHandleForAddressRange / hsa_amd_portable_export_dmabuf).";
+    gda_override_nic_firmware_check: Bool = "ROCSHMEM_GDA_OVERRIDE_NIC_FIRMWARE_CHECK", default "0", range "", "gda",
+        "GDA: use a NIC whose firmware is not known to work (at your own risk).";
+    gda_alltoallv_wg_algo: Text = "ROCSHMEM_GDA_ALLTOALLV_WG_ALGO", default "", range "", "gda",
+        "GDA: work-group alltoallv algorithm, GET or COPY (empty: GET).";
+    gda_num_user_buffers: Int = "ROCSHMEM_GDA_NUM_USER_BUFFERS", default "4", range "0..=1024", "gda",
+        "GDA: user buffers rocshmem_buffer_register may register with the NICs.";
     bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "5", range "0.1..=31536000", "bootstrap",
         "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous).";
     hang_timeout: Seconds = "ROCSHMEM_HANG_TIMEOUT", default "0", range "0..=31536000", "bootstrap",

@@ -348,7 +348,7 @@ fn choose_backend(cfg: &Config, method: &Method) -> Result<bool> {
     let use_ro = match backend.as_str() {
         "" | "ipc" => false,
         "ro" if cfg!(feature = "mpi") => true,
-        "gda" => return Err(Error::Unsupported(crate::backend::gda::not_routed_message(&cfg))),
+        "gda" => return Err(Error::Unsupported(crate::backend::gda::not_routed_message(cfg))),
         _ => {
             return Err(Error::Unsupported(format!(
                 "ROCSHMEM_BACKEND={backend}: this build provides the ipc and ro backends{} (gda: not routed yet)",

@@ -56,7 +56,9 @@ fi
 CORE=${ROCSHMEM_PREBUILT_CORE_DIR:-}
 if [ -z "$CORE" ]; then
   echo "== 2. Rust core (cargo build --release)"
-  nice cargo build --release --lib --bins
+  # With ptxas the stream kernels carry sm_90 SASS (build.rs): no JIT of the reductions' PTX
+  # (minutes) at the first *_on_stream call on the GPU machine.
+  ROCSHMEM_PTXAS=${ROCSHMEM_PTXAS:-$CU/bin/ptxas} nice cargo build --release --lib --bins
   CORE=$ROOT/target/release
 fi
 CORE=$(cd "$CORE" && pwd)

@@ -878,7 +878,10 @@ mod stream_kernels {
                     "{what}: module {} in {:.1} ms ({}, then device globals)",
                     if r.is_ok() { "ready" } else { "failed" },
                     t0.elapsed().as_secs_f64() * 1e3,
-                    r.as_ref().map(|(_, how)| how.as_str()).unwrap_or("-")
+                    match &r {
+                        Ok((_, how)) => how.as_str(),
+                        Err(e) => e.as_str(),
+                    }
                 );
                 let r = r.map(|(m, _)| m);
                 mine.set(which, r);

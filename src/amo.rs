@@ -7,23 +7,7 @@ use crate::runtime::{Runtime, Stats};
 use crate::sync::ring;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AmoOp {
-    Fetch,
-    Set,
-    Swap,
-    CompareSwap,
-    FetchInc,
-    Inc,
-    FetchAdd,
-    Add,
-    FetchAnd,
-    And,
-    FetchOr,
-    Or,
-    FetchXor,
-    Xor,
-}
+pub use crate::transport::AmoOp;
 
 /// A 4- or 8-byte element type usable with atomics, seen as its bits.
 pub trait AmoWord: Copy + 'static {

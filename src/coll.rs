@@ -13,9 +13,9 @@
 //! bit for bit and every type and operation of the host API works.
 
 use crate::error::{Error, Result};
+use crate::pe_set::PeSet;
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::sync::PeSet;
 
 /// Sizes at which a reduction splits the work (reduce-scatter, then all-gather) instead of
 /// every member combining everything.

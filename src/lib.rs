@@ -26,12 +26,15 @@ pub mod heap;
 pub mod inflight;
 pub mod log;
 pub mod p2p;
+pub mod pe_set;
 pub mod rma;
 pub mod runtime;
 pub mod scalar;
+pub mod stop;
 pub mod stream;
 pub mod sync;
 pub mod team;
+pub mod transport;
 pub mod watchdog;
 
 /// The library version (the upstream API level it implements).

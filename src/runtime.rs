@@ -9,7 +9,8 @@ use crate::env::Config;
 use crate::error::{Error, Result};
 use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
-use crate::sync::{PeSet, SyncState};
+use crate::pe_set::PeSet;
+use crate::sync::SyncState;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
 use crate::{log_error, log_info, log_warn};
 use std::ffi::{c_int, c_void};
@@ -224,17 +225,7 @@ fn sweep_job_names() {
     }
 }
 
-/// Flushes C and Rust stdio and ends the process immediately (other threads may be blocked).
-pub fn exit_now(status: i32) -> ! {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    // SAFETY: fflush(NULL) flushes every C stream; _exit never returns.
-    unsafe {
-        libc::fflush(std::ptr::null_mut());
-        libc::_exit(status)
-    }
-}
+pub use crate::stop::exit_now;
 
 /// `rocshmem_init*`: bootstrap, heap, teams, contexts.
 pub fn init(method: Method) -> Result<&'static Runtime> {
@@ -249,6 +240,8 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
         });
     }
     ABORT_NPES.store(0, Ordering::Relaxed);
+    // The layers below the runtime end the job through these (see `stop`).
+    crate::stop::install(abort_now, global_exit);
     // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
     crate::inflight::setup();
     if crate::watchdog::on() {
@@ -619,22 +612,6 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         cfg.heap_size >> 20,
         phases.describe()
     );
-    if me == 0 {
-        // ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier): say what runs, and how.
-        use crate::log::{Level, enabled, write};
-        if enabled(Level::Version) {
-            let v = format!(
-                "rocSHMEM {} ({}), {n} PEs, {}",
-                crate::VERSION,
-                crate::api::ROCSHMEM_VENDOR_STRING,
-                gpu.describe()
-            );
-            write(Level::Version, "rocshmem_init", format_args!("{v}"));
-        }
-        if enabled(Level::Env) {
-            write(Level::Env, "rocshmem_init", format_args!("environment:\n{}", crate::env::describe(false)));
-        }
-    }
     Ok(Runtime {
         cfg,
         job: slot.take().expect("the job"),

@@ -5,12 +5,12 @@
 //! calling thread. Design and protocol: docs/ro.md.
 
 use super::mpi::{IN_PLACE, MAX_CHUNK, MpiRma, count};
-use crate::amo::AmoOp;
 use crate::device_abi::*;
 use crate::error::{Error, Result};
 use crate::gpu::GpuRuntime;
+use crate::pe_set::PeSet;
 use crate::scalar::{Arith, BFloat16, Half};
-use crate::sync::PeSet;
+use crate::transport::AmoOp;
 use mpi_sys::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Win};
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
@@ -138,7 +138,7 @@ impl Shared {
         }
         // SAFETY: MPI_Abort ends every process of the job.
         unsafe { (self.m.f.abort)(self.world, 1) };
-        crate::runtime::exit_now(1)
+        crate::stop::exit_now(1)
     }
 
     /// Runs `op(offset, count)` over `len` bytes in pieces of at most MAX_CHUNK (MPI counts are

@@ -24,7 +24,8 @@
 
 use super::SymmetricHeap;
 use crate::error::{Error, Result};
-use crate::sync::{PeSet, SyncState};
+use crate::pe_set::PeSet;
+use crate::sync::SyncState;
 use crate::team::WORLD_SLOT;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -253,8 +254,9 @@ fn check(me: usize, mine: &Record, all: &[Record]) -> Result<()> {
                 Some(HeapCall::Free { .. }) => "rocshmem_free",
                 _ => "rocshmem_finalize",
             };
-            crate::api::report(name, &Error::Mismatch(s));
-            crate::runtime::global_exit(1)
+            // The API's one-line report of the call, then the job ends (see `stop`).
+            crate::log::write(crate::log::Level::Error, name, format_args!("{s}"));
+            crate::stop::global_exit(1)
         }
     }
 }

@@ -30,6 +30,11 @@ impl PeSet {
         (d % self.stride == 0 && d / self.stride < self.size).then(|| d / self.stride)
     }
 
+    /// Member index of world PE `pe`, or the error saying it is not a member.
+    pub fn member_index(&self, pe: usize) -> Result<usize> {
+        self.index_of(pe).ok_or_else(|| Error::invalid(format!("PE {pe} is not a member of the set {self:?}")))
+    }
+
     /// Builds and checks an active set (`pe_start`, `log_pe_stride`, `pe_size`) against `n_pes`.
     pub fn active_set(start: i32, log_stride: i32, size: i32, n_pes: usize) -> Result<PeSet> {
         if start < 0 || size < 1 || !(0..31).contains(&log_stride) {

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
-use crate::sync::SyncState;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
+use crate::transport::route::Transports;
 use crate::{log_error, log_info, log_warn};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
@@ -102,7 +102,8 @@ pub struct Runtime {
     pub cfg: Config,
     pub job: Job,
     pub heap: SymmetricHeap,
-    pub sync: SyncState,
+    /// The transports, and which one reaches which PE.
+    pub net: Transports,
     pub teams: TeamTable,
     pub ctxs: CtxTable,
     pub stats: Stats,
@@ -115,9 +116,6 @@ pub struct Runtime {
     _state_mirror: Mirror,
     /// Buffers given to rocshmem_buffer_register: (address, length).
     pub registered: std::sync::Mutex<Vec<(usize, usize)>>,
-    /// The RO backend, when selected (`ROCSHMEM_BACKEND=ro`).
-    #[cfg(feature = "mpi")]
-    pub ro: Option<Arc<crate::backend::ro::Ro>>,
     /// Last: the device memory above is released through it.
     pub gpu: Arc<dyn GpuRuntime>,
 }
@@ -129,13 +127,6 @@ impl Runtime {
 
     pub fn n_pes(&self) -> usize {
         self.job.n_pes
-    }
-
-    /// The RO backend, when it is active.
-    #[cfg(feature = "mpi")]
-    #[inline]
-    pub fn ro(&self) -> Option<&crate::backend::ro::Ro> {
-        self.ro.as_deref()
     }
 
     pub fn world(&self) -> Team {
@@ -503,11 +494,14 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
     std::mem::forget(name_guard);
 
     let mut heap = SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(&gpu))?;
-    let sync = SyncState::new(slots, n);
+    #[allow(unused_mut)] // without the mpi feature, IPC is all there is
+    let mut net = Transports::ipc(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(job);
     #[cfg(feature = "mpi")]
-    let ro = if use_ro { Some(Arc::new(start_ro(job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
+    if use_ro {
+        net.use_ro(Arc::new(start_ro(job, &cfg, &heap, mapped, gpu.platform())?));
+    }
     let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
     let device_ctxs = cfg.max_num_contexts as usize;
     let ctx_bytes = (1 + host_ctxs + device_ctxs) * std::mem::size_of::<rocshmem_ctx_device>();
@@ -558,14 +552,15 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         teams.handle(SHARED_SLOT) as u64,
     ];
     #[cfg(feature = "mpi")]
-    if let Some(ro) = &ro {
+    if let Some(ro) = net.ro() {
         device_state.state.ro = ro.device_ptr();
         device_state.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
-        for t in [world, shared] {
-            ro.team_created(t.slot, t.set)?;
-            teams.set_ro_remote(t.slot, ro.remote_in(t.set))?;
+    }
+    for t in [world, shared] {
+        let remote = net.team_created(t.slot, t.set)?;
+        if remote > 0 {
+            teams.set_ro_remote(t.slot, remote)?;
         }
-        sync.set_ro(Arc::clone(ro));
     }
     let fast = &mut device_state.fast;
     fast.my_pe = me as i32;
@@ -616,7 +611,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         cfg,
         job: slot.take().expect("the job"),
         heap,
-        sync,
+        net,
         teams,
         ctxs,
         stats: Stats::default(),
@@ -625,8 +620,6 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         _heap_bases: heap_bases,
         _state_mirror: state_mirror,
         registered: std::sync::Mutex::new(Vec::new()),
-        #[cfg(feature = "mpi")]
-        ro,
         gpu,
     })
 }
@@ -879,12 +872,9 @@ pub fn finalize() -> Result<()> {
     std::sync::atomic::fence(Ordering::SeqCst);
     // The world barrier, which also checks that every PE made as many heap calls (a PE still
     // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
-    crate::heap::agree::agree(&rt.heap, &rt.sync, crate::heap::agree::HeapCall::Finalize, None)?;
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.ro() {
-        // Before MPI_Finalize (job.finalize): the proxy drains and stops, the window goes.
-        ro.shutdown();
-    }
+    crate::heap::agree::agree(&rt.heap, &rt.net, crate::heap::agree::HeapCall::Finalize, None)?;
+    // Before MPI_Finalize (job.finalize): RO's proxy drains and stops, its window goes.
+    rt.net.shutdown();
     let r = rt.job.finalize();
     let p = RUNTIME.swap(std::ptr::null_mut(), Ordering::AcqRel);
     // SAFETY: `p` was leaked by init and is no longer reachable through RUNTIME.

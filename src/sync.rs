@@ -117,36 +117,15 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
     }
 }
 
-/// Per-PE bookkeeping of consumed signals: `consumed[slot * n_pes + from]`.
+/// The IPC transport's barriers: per-PE bookkeeping of consumed signals: `consumed[slot * n_pes + from]`.
 pub struct SyncState {
     n_pes: usize,
     consumed: Vec<AtomicU64>,
-    /// The RO backend: barriers over sets with members this PE does not map go through MPI.
-    #[cfg(feature = "mpi")]
-    ro: std::sync::OnceLock<std::sync::Arc<crate::backend::ro::Ro>>,
 }
 
 impl SyncState {
     pub fn new(slots: usize, n_pes: usize) -> SyncState {
-        SyncState {
-            n_pes,
-            consumed: (0..slots * n_pes).map(|_| AtomicU64::new(0)).collect(),
-            #[cfg(feature = "mpi")]
-            ro: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Routes barriers over sets with unmapped members through the RO backend.
-    #[cfg(feature = "mpi")]
-    pub fn set_ro(&self, ro: std::sync::Arc<crate::backend::ro::Ro>) {
-        let _ = self.ro.set(ro);
-    }
-
-    /// The RO backend when `set` has members this PE does not map (their control regions are
-    /// not here: barriers and exchanges over `set` go through MPI).
-    #[cfg(feature = "mpi")]
-    pub fn ro_for(&self, set: PeSet) -> Option<&crate::backend::ro::Ro> {
-        self.ro.get().map(|r| &**r).filter(|r| r.remote_in(set) > 0)
+        SyncState { n_pes, consumed: (0..slots * n_pes).map(|_| AtomicU64::new(0)).collect() }
     }
 
     /// Signals PE `to` on `slot`: bump its counter for us, then ring its doorbell.
@@ -181,12 +160,7 @@ impl SyncState {
     /// this PE made before it (to any PE) before any member leaves.
     pub fn barrier(&self, heap: &SymmetricHeap, set: PeSet, slot: usize) -> Result<()> {
         let me = heap.my_pe;
-        let idx =
-            set.index_of(me).ok_or_else(|| Error::invalid(format!("PE {me} is not a member of the set {set:?}")))?;
-        #[cfg(feature = "mpi")]
-        if let Some(ro) = self.ro_for(set) {
-            return ro.barrier(set);
-        }
+        let idx = set.member_index(me)?;
         fence(Ordering::SeqCst);
         let n = set.size;
         let mut d = 1;

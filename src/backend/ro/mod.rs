@@ -4,27 +4,26 @@
 //! through the queues of `device_abi` (`rocshmem_ro_*`); host calls use MPI directly from the
 //! calling thread. Design and protocol: docs/ro.md.
 //!
-//! - this file: [`Ro`], the backend of this process (set-up, host calls, teams, shutdown);
+//! - this file: [`Ro`], the backend of this process (set-up, shutdown);
+//! - `host`: its host side, the `transport::Transport` of the peers this PE does not map;
 //! - `queues`: the queue memory device code writes, and the completion of its commands;
 //! - `proxy`: the proxy thread, which runs the commands;
 //! - `mpi_layer`: the one-sided operations, reductions and Open MPI facts both use.
 
+mod host;
 mod mpi_layer;
 mod proxy;
 mod queues;
 
-use super::mpi::{IN_PLACE, count};
 use crate::device_abi::*;
 use crate::error::{Error, Result};
 use crate::gpu::GpuRuntime;
 use crate::pe_set::PeSet;
-use crate::transport::AmoOp;
 use mpi_layer::Shared;
-use mpi_sys::{MPI_Comm, MPI_Request};
+use mpi_sys::MPI_Comm;
 use proxy::Proxy;
 use queues::QueueMem;
 use std::collections::HashMap;
-use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -110,138 +109,6 @@ impl Ro {
     /// Members of `set` this PE does not map (`rocshmem_team_device::ro_remote`).
     pub fn remote_in(&self, set: PeSet) -> usize {
         (0..set.size).filter(|i| !self.mapped[set.pe(*i)]).count()
-    }
-
-    /// Host put of `len` bytes to symmetric `dst` (local address) on PE `pe`, complete at return.
-    ///
-    /// # Safety
-    /// `src` readable for `len` bytes.
-    pub unsafe fn put(&self, dst: usize, src: *const u8, len: usize, pe: usize) -> Result<()> {
-        let sh = &self.sh;
-        sh.disp(dst as u64, len as u64).and_then(|d| sh.put_any(src, len, pe, d, true))
-    }
-
-    /// Host get of `len` bytes from symmetric `src` on PE `pe`, complete at return.
-    ///
-    /// # Safety
-    /// `dst` writable for `len` bytes.
-    pub unsafe fn get(&self, dst: *mut u8, src: usize, len: usize, pe: usize) -> Result<()> {
-        let sh = &self.sh;
-        sh.disp(src as u64, len as u64).and_then(|d| sh.get_any(dst, len, pe, d))
-    }
-
-    /// Host atomic on the `width`-byte word at symmetric `addr` of PE `pe`.
-    pub fn amo(&self, op: AmoOp, addr: usize, width: usize, v: u64, c: u64, pe: usize) -> Result<u64> {
-        let sh = &self.sh;
-        sh.disp(addr as u64, width as u64).and_then(|d| sh.amo(op, width, v, c, pe, d))
-    }
-
-    /// Completes every host operation of this PE (quiet / fence); an MPI failure ends the job.
-    pub fn flush_all(&self) {
-        if let Err(e) = self.sh.flush_all() {
-            self.sh.fatal(&format!("quiet: {e}"));
-        }
-    }
-
-    /// The host communicator of `set`, created collectively by its members on first use.
-    fn host_comm(&self, set: PeSet) -> Result<MPI_Comm> {
-        let key = (set.start, set.stride, set.size);
-        let mut comms = self.host_comms.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = comms.get(&key) {
-            return Ok(*c);
-        }
-        let ranks: Vec<c_int> = (0..set.size).map(|i| set.pe(i) as c_int).collect();
-        let tag = ((set.start * 131 + set.stride * 17 + set.size) % 16384) as c_int;
-        let c = self.sh.m.create_group(self.host_parent, &ranks, tag)?;
-        comms.insert(key, c);
-        Ok(c)
-    }
-
-    fn run_host(&self, what: &str, start: impl FnOnce(*mut MPI_Request) -> c_int) -> Result<()> {
-        let mut req = MPI_Request(std::ptr::null_mut());
-        let m = &self.sh.m;
-        m.check(what, start(&mut req)).and_then(|_| m.wait(&mut req, what))
-    }
-
-    /// Host barrier over `set`: completes this PE's operations, then MPI_Ibarrier.
-    pub fn barrier(&self, set: PeSet) -> Result<()> {
-        self.flush_all();
-        let c = self.host_comm(set)?;
-        // SAFETY: a valid communicator.
-        self.run_host("MPI_Ibarrier", |r| unsafe { (self.sh.m.f.ibarrier)(c, r) })
-    }
-
-    /// `len` bytes of member `root`'s `buf` into every member's `buf`.
-    ///
-    /// # Safety
-    /// `buf` valid for `len` bytes.
-    pub unsafe fn bcast(&self, set: PeSet, buf: *mut u8, len: usize, root: usize) -> Result<()> {
-        let c = self.host_comm(set)?;
-        let n = count(len, "broadcast")?;
-        let b = self.sh.m.h.byte;
-        // SAFETY: the caller's buffer.
-        self.run_host("MPI_Ibcast", |r| unsafe { (self.sh.m.f.ibcast)(buf.cast(), n, b, root as c_int, c, r) })
-    }
-
-    /// Every member's `len` bytes at `src`, in member order, into `dst` (`len` × members).
-    ///
-    /// # Safety
-    /// Buffers valid for their lengths, not overlapping.
-    pub unsafe fn allgather(&self, set: PeSet, src: *const u8, dst: *mut u8, len: usize) -> Result<()> {
-        let c = self.host_comm(set)?;
-        let n = count(len, "all-gather")?;
-        let b = self.sh.m.h.byte;
-        // SAFETY: the caller's buffers.
-        self.run_host("MPI_Iallgather", |r| unsafe {
-            (self.sh.m.f.iallgather)(src.cast(), n, b, dst.cast(), n, b, c, r)
-        })
-    }
-
-    /// Block k of `src` (`len` bytes each) to member k; block j of `dst` from member j.
-    ///
-    /// # Safety
-    /// Buffers valid for `len` × members bytes, not overlapping.
-    pub unsafe fn alltoall(&self, set: PeSet, src: *const u8, dst: *mut u8, len: usize) -> Result<()> {
-        let c = self.host_comm(set)?;
-        let n = count(len, "all-to-all")?;
-        let b = self.sh.m.h.byte;
-        // SAFETY: the caller's buffers.
-        self.run_host("MPI_Ialltoall", |r| unsafe { (self.sh.m.f.ialltoall)(src.cast(), n, b, dst.cast(), n, b, c, r) })
-    }
-
-    /// Bitwise AND of `words` over the members of `set`, in place (team creation).
-    pub fn allreduce_and(&self, set: PeSet, words: &mut [u64]) -> Result<()> {
-        let c = self.host_comm(set)?;
-        let n = words.len() as c_int;
-        let (t, op) = (self.sh.m.h.u64, self.sh.m.h.band);
-        let p = words.as_mut_ptr();
-        // SAFETY: `words` in place.
-        self.run_host("MPI_Iallreduce", |r| unsafe { (self.sh.m.f.iallreduce)(IN_PLACE, p.cast(), n, t, op, c, r) })
-    }
-
-    /// A team was created in `slot` over `set` (collective over its members): gives it a
-    /// device communicator when it has remote members.
-    pub fn team_created(&self, slot: usize, set: PeSet) -> Result<()> {
-        if self.remote_in(set) == 0 {
-            return Ok(());
-        }
-        let ranks: Vec<c_int> = (0..set.size).map(|i| set.pe(i) as c_int).collect();
-        let c = self.sh.m.create_group(self.dev_parent, &ranks, slot as c_int)?;
-        let mut comms = self.sh.dev_comms.lock().unwrap_or_else(|e| e.into_inner());
-        if comms.len() <= slot {
-            comms.resize(slot + 1, MPI_Comm(std::ptr::null_mut()));
-        }
-        let mut old = std::mem::replace(&mut comms[slot], c);
-        self.sh.m.free_comm(&mut old);
-        Ok(())
-    }
-
-    /// The team of `slot` was destroyed: frees its device communicator.
-    pub fn team_destroyed(&self, slot: usize) {
-        let mut comms = self.sh.dev_comms.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = comms.get_mut(slot) {
-            self.sh.m.free_comm(c);
-        }
     }
 
     /// Finalize (collective): the proxy drains its queues and stops, every PE completes its

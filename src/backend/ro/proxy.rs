@@ -255,42 +255,7 @@ impl Proxy {
                 m.check(what, rc)?;
                 Ok(Outcome::InFlight(r, After::Nothing, what))
             }
-            ROCSHMEM_RO_ALLTOALLV => {
-                let comm = sh.dev_comm(c.cond)?;
-                let size = team_size(m, comm)?;
-                // SAFETY: the producer keeps the argument block alive until done.
-                let a = unsafe { &*(c.src as *const rocshmem_ro_alltoallv) };
-                let es =
-                    elem_size(c.dtype).ok_or_else(|| Error::invalid(format!("unknown element type {}", c.dtype)))?;
-                // counts/displacements in bytes: [scounts, sdispls, rcounts, rdispls]
-                sh.host_buffer(a.source, "source")?;
-                sh.host_buffer(a.dest, "destination")?;
-                let mut v: Vec<c_int> = Vec::with_capacity(4 * size);
-                for arr in [a.source_nelems, a.source_displs, a.dest_nelems, a.dest_displs] {
-                    // Arrays of one entry per member.
-                    for x in sh.read_words(arr, size)? {
-                        v.push(count(x * es, "alltoallv")?);
-                    }
-                }
-                let p = v.as_ptr();
-                let mut r = MPI_Request(std::ptr::null_mut());
-                // SAFETY: the producer's buffers; `v` is kept until completion.
-                m.check("MPI_Ialltoallv", unsafe {
-                    (m.f.ialltoallv)(
-                        a.source as *const c_void,
-                        p,
-                        p.add(size),
-                        b,
-                        a.dest as *mut c_void,
-                        p.add(2 * size),
-                        p.add(3 * size),
-                        b,
-                        comm,
-                        &mut r,
-                    )
-                })?;
-                Ok(Outcome::InFlight(r, After::Keep(v), "MPI_Ialltoallv"))
-            }
+            ROCSHMEM_RO_ALLTOALLV => self.start_alltoallv(c),
             ROCSHMEM_RO_REDUCE | ROCSHMEM_RO_REDUCE_SCATTER => {
                 sh.host_buffer(c.src, "source")?;
                 sh.host_buffer(c.dst, "destination")?;
@@ -315,6 +280,47 @@ impl Proxy {
             }
             other => Err(Error::invalid(format!("unknown command code {other}"))),
         }
+    }
+
+    /// Starts an ALLTOALLV: its count and displacement arrays (elements, one entry per
+    /// member, possibly in GPU memory) become MPI's byte counts, kept until completion.
+    fn start_alltoallv(&self, c: &rocshmem_ro_cmd) -> Result<Outcome> {
+        let sh = &*self.sh;
+        let m = &sh.m;
+        let b = m.h.byte;
+        let comm = sh.dev_comm(c.cond)?;
+        let size = team_size(m, comm)?;
+        // SAFETY: the producer keeps the argument block alive until done.
+        let a = unsafe { &*(c.src as *const rocshmem_ro_alltoallv) };
+        let es = elem_size(c.dtype).ok_or_else(|| Error::invalid(format!("unknown element type {}", c.dtype)))?;
+        // counts/displacements in bytes: [scounts, sdispls, rcounts, rdispls]
+        sh.host_buffer(a.source, "source")?;
+        sh.host_buffer(a.dest, "destination")?;
+        let mut v: Vec<c_int> = Vec::with_capacity(4 * size);
+        for arr in [a.source_nelems, a.source_displs, a.dest_nelems, a.dest_displs] {
+            // Arrays of one entry per member.
+            for x in sh.read_words(arr, size)? {
+                v.push(count(x * es, "alltoallv")?);
+            }
+        }
+        let p = v.as_ptr();
+        let mut r = MPI_Request(std::ptr::null_mut());
+        // SAFETY: the producer's buffers; `v` is kept until completion.
+        m.check("MPI_Ialltoallv", unsafe {
+            (m.f.ialltoallv)(
+                a.source as *const c_void,
+                p,
+                p.add(size),
+                b,
+                a.dest as *mut c_void,
+                p.add(2 * size),
+                p.add(3 * size),
+                b,
+                comm,
+                &mut r,
+            )
+        })?;
+        Ok(Outcome::InFlight(r, After::Keep(v), "MPI_Ialltoallv"))
     }
 }
 

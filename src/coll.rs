@@ -14,7 +14,7 @@
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::transport::Transport;
+use crate::transport::{Reduce, Transport};
 
 pub use crate::transport::Group;
 
@@ -96,7 +96,7 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     check_buffers(rt, dst as usize, bytes, src as usize, bytes)?;
     // SAFETY: checked symmetric arrays of n elements.
-    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op) }
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::All) }
 }
 
 /// Member `k` gets `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
@@ -115,5 +115,5 @@ pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
     check_buffers(rt, dst as usize, out_bytes, src as usize, in_bytes)?;
     // SAFETY: checked symmetric arrays of n and n × members elements.
-    unsafe { rt.net.set(g.set).reduce_scatter(&rt.heap, g, dst, src, n, op) }
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::Scatter) }
 }

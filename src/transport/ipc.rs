@@ -7,7 +7,7 @@
 //! Collectives: members read each other's sources directly between barriers, and combine them
 //! in member order, so every PE computes bitwise-identical results (floating point included).
 
-use super::{AmoOp, Group, Transport, combine};
+use super::{AmoOp, Group, Reduce, Transport, combine};
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
@@ -158,18 +158,24 @@ impl Transport for Ipc {
         src: *const T,
         n: usize,
         op: F,
+        kind: Reduce,
     ) -> Result<()> {
         self.barrier(heap, g.set, g.slot)?;
         if n == 0 {
             return self.barrier(heap, g.set, g.slot);
         }
         let bytes = n * std::mem::size_of::<T>();
-        let sources = member_copies(heap, g, src, bytes)?;
-        if bytes < SPLIT_BYTES || g.set.size < 3 {
-            // Everyone combines everything into a private buffer, then overwrites dst once every
-            // member has finished reading (dst may be src: in-place reductions).
-            // SAFETY: every member's source holds n elements, unwritten until the barrier.
-            let acc = unsafe { combine(&sources, 0, n, op) };
+        // The elements this member combines: all of them, or its block of the sources.
+        let (lo, src_bytes) = match kind {
+            Reduce::All => (0, bytes),
+            Reduce::Scatter => (g.my_idx * n, bytes * g.set.size),
+        };
+        let sources = member_copies(heap, g, src, src_bytes)?;
+        if kind == Reduce::Scatter || bytes < SPLIT_BYTES || g.set.size < 3 {
+            // This member combines its n elements into a private buffer, then overwrites dst
+            // once every member has finished reading (dst may be src: in-place reductions).
+            // SAFETY: every member's source holds lo + n elements, unwritten until the barrier.
+            let acc = unsafe { combine(&sources, lo, lo + n, op) };
             self.barrier(heap, g.set, g.slot)?;
             // SAFETY: dst[0..n] checked by the caller; acc has n elements.
             unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
@@ -192,29 +198,6 @@ impl Transport for Ipc {
             unsafe { std::ptr::copy_nonoverlapping(theirs.add(lo), dst.add(lo), hi - lo) };
         }
         self.barrier(heap, g.set, g.slot)
-    }
-
-    unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
-        &self,
-        heap: &SymmetricHeap,
-        g: &Group,
-        dst: *mut T,
-        src: *const T,
-        n: usize,
-        op: F,
-    ) -> Result<()> {
-        self.barrier(heap, g.set, g.slot)?;
-        if n == 0 {
-            return self.barrier(heap, g.set, g.slot);
-        }
-        let sources = member_copies(heap, g, src, n * std::mem::size_of::<T>() * g.set.size)?;
-        let lo = g.my_idx * n;
-        // SAFETY: every member's source holds n × members elements, unwritten until the barrier.
-        let acc = unsafe { combine(&sources, lo, lo + n, op) };
-        self.barrier(heap, g.set, g.slot)?;
-        // SAFETY: dst[0..n] checked by the caller.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
-        Ok(())
     }
 
     /// Through the exchange words of the group's slot, between two barriers (nobody overwrites

@@ -54,6 +54,15 @@ pub struct Group {
     pub my_idx: usize,
 }
 
+/// Which reduction [`Transport::reduce`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduce {
+    /// Every member gets the whole result (`reduce`).
+    All,
+    /// Member k gets block k of it (`reduce_scatter`).
+    Scatter,
+}
+
 /// The host side of one transport. Every operation is complete when it returns (the `_nbi`
 /// forms are the blocking ones), except that stores become visible to other PEs' observers in
 /// order only after [`Transport::quiet`]. `heap` is this PE's view of the symmetric heaps.
@@ -115,11 +124,15 @@ pub trait Transport {
         to_root: bool,
     ) -> Result<()>;
 
-    /// `dst[i] = op(src_0[i], ..., src_{m-1}[i])` over the members in member order, on every
-    /// member (bitwise the same result everywhere). Collective over `g`.
+    /// A reduction over the members in member order (bitwise the same result everywhere),
+    /// collective over `g`. [`Reduce::All`]: `dst[i] = op(src_0[i], ..., src_{m-1}[i])` on
+    /// every member; [`Reduce::Scatter`]: member `k` gets `dst[i] = op over members of
+    /// src_m[k*n + i]`.
     ///
     /// # Safety
-    /// `dst` and `src` are symmetric arrays of `n` elements (checked).
+    /// `dst` is a symmetric array of `n` elements, `src` of `n` (All) or `n` × members
+    /// (Scatter) elements (checked).
+    #[allow(clippy::too_many_arguments)]
     unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
         &self,
         heap: &SymmetricHeap,
@@ -128,20 +141,7 @@ pub trait Transport {
         src: *const T,
         n: usize,
         op: F,
-    ) -> Result<()>;
-
-    /// Member `k` gets `dst[i] = op over members of src_m[k*n + i]`. Collective over `g`.
-    ///
-    /// # Safety
-    /// `dst` is a symmetric array of `n` elements, `src` of `n` × members (checked).
-    unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
-        &self,
-        heap: &SymmetricHeap,
-        g: &Group,
-        dst: *mut T,
-        src: *const T,
-        n: usize,
-        op: F,
+        kind: Reduce,
     ) -> Result<()>;
 
     /// Every member's `mine` (a few words, the same count on every member), in member order

@@ -4,7 +4,7 @@
 //! match has one arm and compiles away).
 
 use super::ipc::Ipc;
-use super::{AmoOp, Group, Transport};
+use super::{AmoOp, Group, Reduce, Transport};
 #[cfg(feature = "mpi")]
 use crate::backend::ro::Ro;
 use crate::error::Result;
@@ -218,22 +218,10 @@ impl Transport for Via<'_> {
         src: *const T,
         n: usize,
         op: F,
+        kind: Reduce,
     ) -> Result<()> {
         // SAFETY: the caller's promise, passed on.
-        via!(self, t => unsafe { t.reduce(heap, g, dst, src, n, op) })
-    }
-
-    unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
-        &self,
-        heap: &SymmetricHeap,
-        g: &Group,
-        dst: *mut T,
-        src: *const T,
-        n: usize,
-        op: F,
-    ) -> Result<()> {
-        // SAFETY: the caller's promise, passed on.
-        via!(self, t => unsafe { t.reduce_scatter(heap, g, dst, src, n, op) })
+        via!(self, t => unsafe { t.reduce(heap, g, dst, src, n, op, kind) })
     }
 
     fn allgather_words(&self, heap: &SymmetricHeap, g: &Group, mine: &[u64]) -> Result<Vec<Vec<u64>>> {

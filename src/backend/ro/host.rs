@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
-use crate::transport::{AmoOp, Group, Transport, combine};
+use crate::transport::{AmoOp, Group, Reduce, Transport, combine};
 use mpi_sys::{MPI_Comm, MPI_Request};
 use std::ffi::c_int;
 
@@ -85,18 +85,6 @@ impl Ro {
     }
 }
 
-/// `blocks` holds every member's n elements (member order); their combination goes to dst.
-///
-/// # Safety
-/// `dst` must be writable for n elements.
-unsafe fn combine_blocks<T: Scalar, F: Fn(T, T) -> T + Copy>(blocks: &[T], n: usize, dst: *mut T, op: F) {
-    let sources: Vec<*const T> = blocks.chunks_exact(n).map(|b| b.as_ptr()).collect();
-    // SAFETY: every block holds n elements of our own vector.
-    let acc = unsafe { combine(&sources, 0, n, op) };
-    // SAFETY: the caller's dst holds n elements; acc has n.
-    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
-}
-
 impl Transport for Ro {
     unsafe fn put(&self, heap: &SymmetricHeap, off: usize, src: *const u8, len: usize, pe: usize) -> Result<()> {
         let sh = &self.sh;
@@ -152,6 +140,8 @@ impl Transport for Ro {
         Ok(())
     }
 
+    /// Every member's source (all-gather), or this member's block of each (all-to-all),
+    /// combined here in member order.
     unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
         &self,
         heap: &SymmetricHeap,
@@ -160,43 +150,27 @@ impl Transport for Ro {
         src: *const T,
         n: usize,
         op: F,
+        kind: Reduce,
     ) -> Result<()> {
         if n == 0 {
             return self.barrier(heap, g.set, g.slot);
         }
         let members = g.set.size;
-        let mut all: Vec<T> = Vec::with_capacity(n * members);
-        // SAFETY: `all` has room for every member's n elements; src is checked.
+        let mut blocks: Vec<T> = Vec::with_capacity(n * members);
+        let (s, d, len) = (src.cast(), blocks.as_mut_ptr().cast(), n * std::mem::size_of::<T>());
+        // SAFETY: `blocks` has room for n elements from every member; src is checked.
         unsafe {
-            self.allgather(g.set, src.cast(), all.as_mut_ptr().cast(), n * std::mem::size_of::<T>())?;
-            all.set_len(n * members);
+            match kind {
+                Reduce::All => self.allgather(g.set, s, d, len)?,
+                Reduce::Scatter => self.alltoall(g.set, s, d, len)?,
+            }
+            blocks.set_len(n * members);
         }
-        // SAFETY: dst[0..n] checked by the caller.
-        unsafe { combine_blocks(&all, n, dst, op) };
-        Ok(())
-    }
-
-    unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
-        &self,
-        heap: &SymmetricHeap,
-        g: &Group,
-        dst: *mut T,
-        src: *const T,
-        n: usize,
-        op: F,
-    ) -> Result<()> {
-        if n == 0 {
-            return self.barrier(heap, g.set, g.slot);
-        }
-        let members = g.set.size;
-        let mut mine: Vec<T> = Vec::with_capacity(n * members);
-        // SAFETY: block j of `mine` is member j's chunk for this PE; src is checked.
-        unsafe {
-            self.alltoall(g.set, src.cast(), mine.as_mut_ptr().cast(), n * std::mem::size_of::<T>())?;
-            mine.set_len(n * members);
-        }
-        // SAFETY: dst[0..n] checked by the caller.
-        unsafe { combine_blocks(&mine, n, dst, op) };
+        let sources: Vec<*const T> = blocks.chunks_exact(n).map(|b| b.as_ptr()).collect();
+        // SAFETY: every block holds n elements of our own vector.
+        let acc = unsafe { combine(&sources, 0, n, op) };
+        // SAFETY: dst[0..n] checked by the caller; acc has n.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
         Ok(())
     }
 

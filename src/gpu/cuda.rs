@@ -278,8 +278,8 @@ pub struct CudaRuntime {
     stream: usize,
     n_devices: usize,
     peers_unreachable: Vec<c_int>,
-    /// The helper kernels of the `*_on_stream` calls (see [`stream_kernels`]).
-    streams: Arc<stream_kernels::Modules>,
+    /// The helper kernels of the `*_on_stream` calls (see [`super::modules`]).
+    streams: Arc<super::modules::Modules>,
     /// Multiprocessors of the device: the most work-groups of a stream collective.
     sm_count: u32,
     /// The heaps are host memory registered with the GPU ([`GpuRuntime::use_host_heap`]).
@@ -365,7 +365,7 @@ impl CudaRuntime {
             stream: stream as usize,
             n_devices: n,
             peers_unreachable,
-            streams: Arc::new(stream_kernels::Modules::default()),
+            streams: Arc::new(super::modules::Modules::default()),
             sm_count,
             host_heap: std::sync::atomic::AtomicBool::new(false),
             side_stream: std::sync::OnceLock::new(),
@@ -656,7 +656,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn stream_kernels_start(&self) {
-        stream_kernels::start(&self.cuda, &self.streams, self.stream);
+        super::modules::start(&self.cuda, &self.streams, PTX, PTX_NOT_BUILT, self.stream);
     }
 
     fn stream_max_groups(&self) -> u32 {
@@ -676,7 +676,7 @@ impl GpuRuntime for CudaRuntime {
         threads: u32,
     ) -> Result<()> {
         let c = &self.cuda;
-        let f = self.streams.function(c, kernel)?;
+        let f = self.streams.function(c.as_ref(), kernel)?;
         let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
         let mut a = *args;
         let mut params = [(&mut a as *mut crate::stream::StreamArgs).cast::<c_void>()];
@@ -699,182 +699,66 @@ impl GpuRuntime for CudaRuntime {
 }
 
 /// The stream helper kernels on NVIDIA: two PTX modules embedded at build time (build.rs,
-/// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions. Init
-/// only starts a thread that JIT-loads the core module, fills its device globals with
-/// `Runtime::module_init` on the library's stream once the runtime is up, and then waits: the
-/// reductions' module (5 MB of PTX: measured 20.7 s to JIT on an H200 with a cold JIT cache,
-/// 30 ms cached) is loaded by the same thread when the first reduction asks for it, so a
-/// program that never reduces on a stream never pays for it (before, finalize waited 21 s for
-/// it). Kernels are resolved on demand; a launch waits for its module. A call made during
-/// graph capture never loads a module itself (the loader thread runs in relaxed capture mode,
-/// on its own non-blocking stream).
-mod stream_kernels {
-    use super::*;
-    use std::collections::HashMap;
-    use std::sync::{Condvar, Mutex};
+/// device/stream/module_*.cu), JIT-loaded by the thread of [`modules`](super::modules).
+#[cfg(rocshmem_stream_ptx)]
+const PTX: Option<[&[u8]; 2]> = Some([
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.ptx")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.ptx")),
+]);
+#[cfg(not(rocshmem_stream_ptx))]
+const PTX: Option<[&[u8]; 2]> = None;
 
-    #[cfg(rocshmem_stream_ptx)]
-    const PTX: Option<[&[u8]; 2]> = Some([
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.ptx")),
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.ptx")),
-    ]);
-    #[cfg(not(rocshmem_stream_ptx))]
-    const PTX: Option<[&[u8]; 2]> = None;
-
-    const NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
+const PTX_NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
                              NVPTX target at build time), so the *_on_stream calls are not available: rebuild it with \
                              clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
-    /// `CU_STREAM_CAPTURE_MODE_RELAXED`.
-    const CAPTURE_MODE_RELAXED: c_int = 2;
+/// `CU_STREAM_CAPTURE_MODE_RELAXED`.
+const CAPTURE_MODE_RELAXED: c_int = 2;
 
-    #[derive(Default)]
-    struct State {
-        /// Per module (0: core, 1: reductions): the loaded module, or why it is not.
-        modules: [Option<std::result::Result<usize, String>>; 2],
-        started: bool,
-        /// A kernel of the reductions' module was asked for: the loader thread loads it.
-        reduce_wanted: bool,
-        /// Finalize: the loader thread stops instead of waiting for a request.
-        closing: bool,
-        functions: HashMap<String, usize>,
-    }
-
-    #[derive(Default)]
-    pub struct Modules {
-        state: Mutex<State>,
-        cv: Condvar,
-    }
-
-    impl Modules {
-        fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-            self.state.lock().unwrap_or_else(|e| e.into_inner())
-        }
-
-        fn set(&self, which: usize, r: std::result::Result<usize, String>) {
-            self.lock().modules[which] = Some(r);
-            self.cv.notify_all();
-        }
-
-        /// Stops the loader thread and waits until it is done with every module it started
-        /// (loaded or failed): it uses the runtime, so finalize must not free it under the thread
-        /// (measured: a segfault at exit in 12 of 104 short GPU tests while a module was still
-        /// JIT-loading). A reductions' module nobody asked for is not loaded.
-        pub fn wait_loaded(&self) {
-            let mut s = self.lock();
-            s.closing = true;
-            self.cv.notify_all();
-            while s.started && s.modules.iter().any(|m| m.is_none()) {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-        }
-
-        /// The loader thread, between the two modules: true once the reductions are wanted,
-        /// false if finalize came first.
-        fn reduce_requested(&self) -> bool {
-            let mut s = self.lock();
-            while !s.reduce_wanted && !s.closing {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            s.reduce_wanted
-        }
-
-        /// The kernel `rocshmemi_stream_<kernel>`, waiting for its module if it is still loading.
-        pub fn function(&self, c: &Cuda, kernel: &str) -> Result<*mut c_void> {
-            let which = usize::from(kernel.starts_with("reduce_"));
-            let mut s = self.lock();
-            if let Some(f) = s.functions.get(kernel) {
-                return Ok(*f as *mut c_void);
-            }
-            if !s.started {
-                return Err(Error::Gpu("the stream kernels were not started (rocshmem_init did not finish)".into()));
-            }
-            if which == 1 && !s.reduce_wanted {
-                s.reduce_wanted = true;
-                self.cv.notify_all();
-            }
-            while s.modules[which].is_none() {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            let module = match s.modules[which].as_ref().unwrap() {
-                Ok(m) => *m as *mut c_void,
-                Err(e) => return Err(Error::Unsupported(e.clone())),
-            };
-            let name = CString::new(format!("rocshmemi_stream_{kernel}")).map_err(|_| Error::invalid("kernel name"))?;
-            let mut f: *mut c_void = std::ptr::null_mut();
-            // SAFETY: a loaded module; writes one handle.
-            let rc = unsafe { (c.drv.module_get_function)(&mut f, module, name.as_ptr()) };
-            c.check_drv(&format!("cuModuleGetFunction({})", name.to_string_lossy()), rc)?;
-            s.functions.insert(kernel.to_string(), f as usize);
-            Ok(f)
-        }
-    }
-
-    /// Starts the loader thread (called on the thread that initialises, whose CUDA context the
-    /// modules belong to).
-    pub fn start(cuda: &Arc<Cuda>, m: &Arc<Modules>, lib_stream: usize) {
-        m.lock().started = true;
-        let Some(ptx) = PTX else {
-            m.set(0, Err(NOT_BUILT.into()));
-            m.set(1, Err(NOT_BUILT.into()));
-            return;
-        };
+impl super::modules::ModuleApi for Cuda {
+    fn binding(&self) -> usize {
         let mut ctx: *mut c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer.
-        unsafe { (cuda.drv.ctx_get_current)(&mut ctx) };
-        let (cuda, mine, ctx) = (Arc::clone(cuda), Arc::clone(m), ctx as usize);
-        let spawned = std::thread::Builder::new().name("rocshmem-ptx".into()).spawn(move || {
-            // SAFETY: the initialising thread's context; this thread's capture mode only.
-            unsafe {
-                (cuda.drv.ctx_set_current)(ctx as *mut c_void);
-                let mut mode = CAPTURE_MODE_RELAXED;
-                (cuda.drv.thread_exchange_capture_mode)(&mut mode);
-            }
-            for (which, image) in ptx.iter().enumerate() {
-                let what = ["stream kernels", "reduce_on_stream kernels"][which];
-                if which == 1 && !mine.reduce_requested() {
-                    mine.set(1, Err("rocshmem_finalize came before any reduction on a stream".into()));
-                    break;
-                }
-                let t0 = std::time::Instant::now();
-                let r = load(&cuda, image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
-                crate::log_info!(
-                    "rocshmem_init",
-                    "{what}: PTX module {} in {} ms (JIT, then device globals)",
-                    if r.is_ok() { "ready" } else { "failed" },
-                    t0.elapsed().as_millis()
-                );
-                mine.set(which, r);
-            }
-        });
-        if let Err(e) = spawned {
-            let why = format!("cannot start the thread that loads the stream kernels: {e}");
-            m.set(0, Err(why.clone()));
-            m.set(1, Err(why));
+        unsafe { (self.drv.ctx_get_current)(&mut ctx) };
+        ctx as usize
+    }
+
+    fn bind_loader(&self, binding: usize) {
+        // SAFETY: the initialising thread's context; this thread's capture mode only.
+        unsafe {
+            (self.drv.ctx_set_current)(binding as *mut c_void);
+            let mut mode = CAPTURE_MODE_RELAXED;
+            (self.drv.thread_exchange_capture_mode)(&mut mode);
         }
     }
 
-    /// JIT-loads one PTX image and fills its device globals once the runtime is up.
-    fn load(c: &Cuda, image: &[u8], lib_stream: usize) -> Result<usize> {
+    fn load(&self, image: &[u8]) -> Result<usize> {
         let mut text = image.to_vec();
         text.push(0);
         let mut module: *mut c_void = std::ptr::null_mut();
         // SAFETY: a NUL-terminated PTX image; writes one handle.
-        c.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
-            (c.drv.module_load_data)(&mut module, text.as_ptr().cast())
+        self.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
+            (self.drv.module_load_data)(&mut module, text.as_ptr().cast())
         })?;
-        let rt = loop {
-            match crate::runtime::phase() {
-                crate::runtime::Phase::Ready => break crate::runtime::get()?,
-                crate::runtime::Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
-                _ => return Err(Error::NotInitialized),
-            }
-        };
-        // SAFETY: our module and our stream; then wait for the copies on that stream only.
-        unsafe {
-            rt.module_init(module, lib_stream as Stream)?;
-            c.check("cudaStreamSynchronize (stream kernel globals)", (c.rt.stream_synchronize)(lib_stream as Stream))?;
-        }
         Ok(module as usize)
+    }
+
+    fn function(&self, module: usize, name: &CString) -> Result<usize> {
+        let mut f: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a loaded module; writes one handle.
+        let rc = unsafe { (self.drv.module_get_function)(&mut f, module as *mut c_void, name.as_ptr()) };
+        self.check_drv(&format!("cuModuleGetFunction({})", name.to_string_lossy()), rc)?;
+        Ok(f as usize)
+    }
+
+    fn sync(&self, stream: usize) -> Result<()> {
+        // SAFETY: the library's stream.
+        self.check("cudaStreamSynchronize (stream kernel globals)", unsafe {
+            (self.rt.stream_synchronize)(stream as Stream)
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "PTX"
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod cuda;
 pub mod hip;
 pub mod host;
+pub mod modules;
 
 use crate::error::{Error, Result};
 use crate::log_info;

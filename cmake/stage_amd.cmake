@@ -1,5 +1,7 @@
 # Stages what cargo built into the build's lib/ folder (run after every cargo build, cmake -P):
-#  - librocshmem.a: cargo's static library, plus, when the AMD device library was built, its
+#  - librocshmem.a: cargo's static library without the LLVM bitcode that Rust's precompiled
+#    standard library objects embed (sections .llvmbc and .llvmcmd; see below), plus, when the
+#    AMD device library was built, its
 #    relocatable device object (device code for every arch of librocshmem_device.a and the host
 #    glue rocshmemi_device_globals_set), so that `hipcc -fgpu-rdc --hip-link app.o librocshmem.a`
 #    links host and device code from one archive, as upstream's does. Programs that do not ask
@@ -8,9 +10,8 @@
 #  - OUT_CMAKE: the arches, for the installed CMake package (rocshmem-config.cmake).
 cmake_minimum_required(VERSION 3.21)
 # Inputs: CARGO_OUT (cargo's profile folder), STAGE_LIB, MODE (OFF|AUTO|REQUIRE), NVIDIA, AMD_DIR
-# (optional: the AMD products' folder, instead of the newest of cargo's), AR (an llvm-ar:
-# GNU ar's index of the combined archive loses symbols of the Rust objects, whose embedded
-# bitcode its LTO plugin cannot read), OUT_CMAKE.
+# (optional: the AMD products' folder, instead of the newest of cargo's), AR (an llvm-ar, to add
+# the AMD device objects), OBJCOPY (objcopy of the host toolchain), OUT_CMAKE.
 
 # The newest products of this profile's build script (one per feature set; the newest is the
 # one cargo just ran or kept).
@@ -70,8 +71,29 @@ foreach(n IN LISTS files)
   file(COPY_FILE "${amd_dir}/${n}" "${STAGE_LIB}/${n}" ONLY_IF_DIFFERENT)
 endforeach()
 
-# librocshmem.a
-set(core "${CARGO_OUT}/librocshmem.a")
+# librocshmem.a. Rust's standard library comes precompiled with its LLVM bitcode embedded in
+# every object (.llvmbc, .llvmcmd: 283 of the archive's 358 members). Tools that look at
+# archives through an LLVM LTO plugin try to read that bitcode, which is newer than their LLVM:
+# GNU ar, which HIP 5.2's hipcc runs on an archive given by path (it unpacks it and packs the
+# host objects again), says "LLVM gold plugin has failed to create LTO module: Opaque pointers
+# are only supported in -opaque-pointers mode (Producer: 'LLVM22...' Reader: 'LLVM 14.0.6')"
+# for each, leaves their symbols out of the new index, and the link ends with 6,674 undefined
+# references. Nothing here uses that bitcode (the library is never link-time optimised with the
+# program), so the sections are removed; the code is unchanged.
+set(core "${STAGE_LIB}/.librocshmem-core.a")
+if(NOT OBJCOPY)
+  message(FATAL_ERROR "rocSHMEM: no objcopy (binutils) to stage librocshmem.a")
+endif()
+if(NOT EXISTS "${core}" OR "${CARGO_OUT}/librocshmem.a" IS_NEWER_THAN "${core}")
+  execute_process(COMMAND "${OBJCOPY}" --remove-section=.llvmbc --remove-section=.llvmcmd
+                          "${CARGO_OUT}/librocshmem.a" "${core}.tmp"
+                  RESULT_VARIABLE rc0 ERROR_VARIABLE log0)
+  if(NOT rc0 EQUAL 0)
+    file(REMOVE "${core}.tmp")
+    message(FATAL_ERROR "rocSHMEM: ${OBJCOPY} could not remove the embedded bitcode from ${CARGO_OUT}/librocshmem.a: ${log0}")
+  endif()
+  file(RENAME "${core}.tmp" "${core}")
+endif()
 set(combine FALSE)
 if("librocshmem_device.a" IN_LIST files)
   if(AR)
@@ -101,9 +123,7 @@ if(combine)
   # them, and host code reads the core's variables, which the core sets at init.
   string(REPLACE "llvm-ar" "llvm-nm" nm "${AR}")
   string(REPLACE "llvm-ar" "llvm-objcopy" objcopy "${AR}")
-  # (It cannot read the Rust std objects' newer bitcode and says so; their symbols do not
-  # matter here, the C++ objects' do.)
-  execute_process(COMMAND "${nm}" -j "${core}" OUTPUT_VARIABLE core_syms ERROR_QUIET)
+  execute_process(COMMAND "${nm}" --defined-only -j "${core}" OUTPUT_VARIABLE core_syms ERROR_QUIET)
   set(core_syms "\n${core_syms}")
   string(FIND "${core_syms}" "\nrocshmem_init\n" rc1)
   if(rc1 EQUAL -1)

@@ -843,7 +843,10 @@ pub fn is_hd(name: &str, params: &[String]) -> bool {
 
 /// `device/gen/gpu_hd.cpp`: on GPUs, the device side of the `HD` names under their public
 /// names (upstream's device symbols). Only the device compilation pass defines them, so no
-/// host definition clashes with the host library's (nvcc would emit one otherwise).
+/// host definition clashes with the host library's (nvcc would emit one otherwise). Each has
+/// the body of its `rocshmem::device::` twin rather than a call to it: with relocatable device
+/// code a call between translation units is a real call, and a program's `rocshmem_int_p`
+/// paid two of them per operation.
 pub fn gpu_hd(fns: &[DevFn]) -> String {
     let mut s = String::from(BANNER);
     s.push_str(
@@ -852,15 +855,7 @@ pub fn gpu_hd(fns: &[DevFn]) -> String {
     );
     for f in fns.iter().filter(|f| f.side == Side::HD) {
         let ret = if f.ret == "void" { "" } else { "return " };
-        let _ = writeln!(
-            s,
-            "ROCSHMEM_HD_API {} {}({}) {{ {ret}device::{}({}); }}",
-            f.ret,
-            f.name,
-            f.params.join(", "),
-            f.name,
-            f.args().join(", ")
-        );
+        let _ = writeln!(s, "ROCSHMEM_HD_API {} {}({}) {{ {ret}{}; }}", f.ret, f.name, f.params.join(", "), f.body);
     }
     s.push_str(
         "}  // namespace rocshmem

@@ -8,11 +8,13 @@ pub mod stream;
 #[rustfmt::skip] // the table reads best in its own layout
 pub mod table;
 pub mod tests;
+pub mod tile;
 
 /// Every generated file: (path relative to the crate root, contents).
 pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
     let vendor = format!("rocSHMEM-rs_v{}.{}.{}_IPC", version.0, version.1, version.2);
     let device_fns = device::functions();
+    let tile_templates = tile::templates();
     let mut files = vec![
         ("src/api/generated/consts.rs", emit::rust_consts(version, &vendor)),
         ("src/api/generated/rma.rs", emit::rust_module(&["RMA"], "rma")),
@@ -20,6 +22,7 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
         ("src/api/generated/p2p_sync.rs", emit::rust_module(&["P2P_SYNC"], "p2p")),
         ("src/api/generated/coll.rs", emit::rust_module(&["COLL", "COLL-legacy"], "coll")),
         ("include/rocshmem/rocshmem_constants.hpp", emit::cxx_consts()),
+        ("python/rocshmem/_table.py", emit::python_table(version)),
         ("include/rocshmem/rocshmem_config.h", emit::config_h(version, &vendor)),
         ("include/rocshmem/rocshmem_HOST.hpp", emit::host_core_header()),
         (
@@ -67,9 +70,12 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
             ),
         ),
         ("src/cxx/gen_shim.cpp", emit::shim(&device_fns)),
+        ("src/cxx/gen_shim_v2.cpp", emit::shim_v2()),
         ("include/rocshmem/rocshmem_DEVICE.hpp", device::header(&device_fns)),
         ("device/gen/bitcode_api.cpp", device::bitcode(&device_fns)),
         ("device/gen/gpu_hd.cpp", device::gpu_hd(&device_fns)),
+        ("include/rocshmem/rocshmem_TILE.hpp", tile::header(&tile_templates)),
+        ("include/rocshmem/rocshmem_TILE_impl.hpp", tile::implementation(&tile_templates)),
         ("ctests/gen/typed_types.h", tests::types_header()),
         ("ctests/gen/abi_link.cpp", tests::abi_cpp()),
         ("ctests/gen/abi_link.c", tests::abi_c()),
@@ -90,7 +96,7 @@ pub fn outputs(version: (u32, u32, u32)) -> Vec<(&'static str, String)> {
     }
     // The list of everything generated, for the check that they are committed.
     let mut list: String = files.iter().map(|(p, _)| format!("{p}\n")).collect();
-    list.insert_str(0, "# Files build.rs generates from codegen/table.rs (one per line; this list is generated too).\ncodegen/generated-files.txt\ninclude/rocshmem/rocshmem.h\ndevice/include/rocshmem_device/device_abi.h\n");
+    list.insert_str(0, "# Files build.rs generates from codegen/table.rs (one per line; this list is generated too).\ncodegen/generated-files.txt\ninclude/rocshmem/rocshmem.h\ndevice/include/rocshmem_device/device_abi.h\ndevice/include/rocshmem_device/gda_abi.h\n");
     files.push(("codegen/generated-files.txt", list));
     files
 }

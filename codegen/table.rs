@@ -509,6 +509,21 @@ pub const CONSTS: &[Const] = &[
     c("int", "ROCSHMEM_CTX_SHARED", 8),
     c("unsigned int", "ROCSHMEM_INIT_WITH_MPI_COMM", 0),
     c("unsigned int", "ROCSHMEM_INIT_WITH_UNIQUEID", 1),
+    // The element type of a type-erased tile reduction, carried in its flags (upstream's
+    // names; the values and the mask are this library's: upstream's were not found).
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_UNKNOWN", 0),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_INT8", 1),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_UINT8", 2),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_INT16", 3),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_UINT16", 4),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_INT32", 5),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_UINT32", 6),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_INT64", 7),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_UINT64", 8),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_FLOAT", 9),
+    c("enum ROCSHMEM_TILE_ELEMENT_TYPE", "ROCSHMEM_TILE_ELEMENT_DOUBLE", 10),
+    c("uint64_t", "ROCSHMEM_TILE_ELEMENT_TYPE_SHIFT", 0),
+    c("uint64_t", "ROCSHMEM_TILE_ELEMENT_TYPE_MASK", 0xff),
 ];
 
 /// Preprocessor macros of the public headers (name, value).

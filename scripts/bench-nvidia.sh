@@ -10,8 +10,14 @@
 #   bench-log.txt    build output, and stderr of every run
 #
 #   scripts/bench-nvidia.sh <core dir> [out dir]
+#   ROCSHMEM_GPU_PREBUILT=<bundle> scripts/bench-nvidia.sh - [out dir]
 #
-# <core dir>: librocshmem.so, rocshmem-run, rocshmem_info (cargo's release folder, copied).
+# <core dir>: librocshmem.so, rocshmem-run, rocshmem_info (cargo's release folder, copied); or
+# "-" with the bundle of scripts/gpu-prebuild.sh (librocshmem_device.a and the core prebuilt:
+# only the benchmarks are compiled here).
+# One GPU: both PEs share it under the MPS control daemon, started for the run and stopped at
+# the end (scripts/gpu-common.sh; BENCH_MPS=off runs them time-sliced, which our library
+# refuses unless ROCSHMEM_GPU_SHARING=timeslice).
 # Environment: NVSHMEM_HOME (default: the nvidia-nvshmem pip package of python3), BENCH_SCALE
 # (multiplies iteration counts), BENCH_TIMEOUT (seconds per launch, default 75; init-only
 # launches BENCH_INIT_TIMEOUT, default 45), BENCH_DEADLINE (no launch runs past this many seconds
@@ -19,7 +25,10 @@
 # (default: put get p pingpong signal amo barrier coll stream hostbarrier), BENCH_INIT_LAUNCHES
 # (extra init-only launches per library, default 3), BENCH_CUDA_ARCH (default sm_90),
 # ROCSHMEM_GPU_BUILD (the CMake build folder, default .dev/build-gpu, shared with gpu-nvidia.sh),
-# BENCH_MAX_BYTES (the largest transfer, -m; default 256 MiB).
+# BENCH_MAX_BYTES (the largest transfer, -m; default 256 MiB), BENCH_DLTO (1, the default: both
+# programs compiled and linked with -dlto; 0: without), BENCH_INIT_DIAG (1, the default: one more
+# init launch of each, with CUDA's start-up timed and our init's phases, into bench-log.txt),
+# BENCH_STREAM_COLD (1, the default: the stream group with CUDA_CACHE_DISABLE=1).
 # BENCH_BACKEND=ro: ours runs the RO backend (ROCSHMEM_BACKEND=ro, ROCSHMEM_DISABLE_MIXED_IPC=1:
 # every operation on the peer through the proxies and MPI) under mpirun, and NVSHMEM runs with
 # NVSHMEM_DISABLE_P2P=1 and its UCX remote transport, the proxy-based path closest to it (both
@@ -28,15 +37,33 @@
 # stops with an error saying so, and the table shows – for ours in those rows.
 # Afterwards, on any machine with matplotlib: scripts/plot-bench.py <out dir>/bench.csv
 # (docs/bench-nvidia-bw.png and the markdown table from the CSV).
+#
+# Building elsewhere (GPU time is scarce): BENCH_BUILD_ONLY=1 builds everything here (a machine
+# with nvcc, e.g. CUDA 13.0 from PyPI, and the NVSHMEM wheel in NVSHMEM_HOME; no GPU) and leaves
+# in $ROCSHMEM_GPU_BUILD/bench-prebuilt only what the runs need (bin/rocshmem-run, lib/librocshmem.so,
+# the two benchmark programs); on the GPU machine BENCH_PREBUILT=<that folder> runs them without
+# building (the core dir argument is then not read).
 set -u
-CORE=$(cd "${1:?usage: scripts/bench-nvidia.sh <core dir> [out dir]}" && pwd) || exit 2
+CORE_ARG=${1:?usage: scripts/bench-nvidia.sh <core dir | -> [out dir]}
 OUTDIR=${2:-.}
 mkdir -p "$OUTDIR" && OUTDIR=$(cd "$OUTDIR" && pwd) || exit 2
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
-BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
-mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd) || exit 2
+. "$ROOT/scripts/gpu-common.sh"
+if [ -n "${BENCH_PREBUILT:-}" ]; then
+  # Benchmark programs and core built elsewhere with BENCH_BUILD_ONLY=1: nothing is compiled here.
+  BUILD=$(cd "$BENCH_PREBUILT" && pwd) || exit 2
+  CORE=$BUILD/lib
+elif [ -n "${ROCSHMEM_GPU_PREBUILT:-}" ]; then
+  gpu_bundle "$ROCSHMEM_GPU_PREBUILT" || exit 2
+  CORE=$BUILD/lib
+else
+  CORE=$(cd "$CORE_ARG" && pwd) || exit 2
+  BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+  mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd) || exit 2
+fi
 BB=$BUILD/bench-gpu
+[ -n "${BENCH_PREBUILT:-}" ] && BB=$BUILD
 mkdir -p "$BB"
 LOG=$OUTDIR/bench-log.txt
 RAW=$OUTDIR/bench-raw.txt
@@ -89,19 +116,37 @@ NV_VERSION=$(awk '/^#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ { v = v 
 log "nvcc: $NVCC; core: $CORE; NVSHMEM ${NV_VERSION:-?}: $NV; build: $BUILD"
 
 # ---------------------------------------------------------------- build
-log "configure (device library)"
-cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
-  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 ||
-  { tail -30 "$LOG"; exit 1; }
-log "build librocshmem_device.a"
-cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
-  { grep -E "error|Error" "$LOG" | head -40; exit 1; }
+if [ -n "${BENCH_PREBUILT:-}" ]; then
+  for f in bin/rocshmem-run lib/librocshmem.so gpu_bench_rocshmem gpu_bench_nvshmem; do
+    [ -e "$BUILD/$f" ] || { log "BENCH_PREBUILT=$BUILD has no $f (made by BENCH_BUILD_ONLY=1)"; exit 1; }
+  done
+  # Their RUNPATHs name the machine that built them.
+  export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  LTO=()
+  [ "$(cat "$BUILD/DLTO" 2>/dev/null)" = 1 ] && LTO=(-dlto)
+  log "prebuilt: $BUILD ($(cat "$BUILD/BUILT" 2>/dev/null))"
+else
+if [ -z "${ROCSHMEM_GPU_PREBUILT:-}" ]; then
+  log "configure (device library)"
+  cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release >>"$LOG" 2>&1 ||
+    { tail -30 "$LOG"; exit 1; }
+  log "build librocshmem_device.a"
+  cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device >>"$LOG" 2>&1 ||
+    { grep -E "error|Error" "$LOG" | head -40; exit 1; }
+fi
 [ -f "$BUILD/lib/librocshmem_device.a" ] && [ -x "$BUILD/bin/rocshmem-run" ] ||
   { log "no $BUILD/lib/librocshmem_device.a or $BUILD/bin/rocshmem-run after the build"; exit 1; }
 
 log "build the benchmarks (both libraries, in parallel)"
 SRCS="bench_main bench_rma_bw bench_p bench_signal bench_amo bench_sync bench_coll bench_stream"
-CFLAGS=(-O3 -std=c++17 -arch="$ARCH" -rdc=true -maxrregcount=64)
+# Device link-time optimisation (BENCH_DLTO=1, the default), for both libraries alike: our device
+# API is functions in librocshmem_device.a (which carries LTO IR for this), NVSHMEM's mostly
+# inline functions of its headers; -dlto lets nvlink inline ours into the benchmark's kernels
+# too, as a program built the way docs/benchmarks-nvidia.md recommends gets them.
+LTO=()
+[ "${BENCH_DLTO:-1}" = 1 ] && LTO=(-dlto)
+CFLAGS=(-O3 -std=c++17 -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"})
 # Our *_on_stream operations, once the headers declare them (bench/gpu/shmem_adapter.cuh).
 ROC_DEFS=()
 if grep -qs 'rocshmem_putmem_on_stream' include/rocshmem/*.hpp &&
@@ -132,17 +177,38 @@ done; done
 [ $fail = 0 ] || { log "compile failed:"; grep -h -B2 -A3 "error" "$BB"/roc/*.log "$BB"/nv/*.log | head -60; exit 1; }
 OBJS_ROC=() OBJS_NV=()
 for s in $SRCS; do OBJS_ROC+=("$BB/roc/$s.o"); OBJS_NV+=("$BB/nv/$s.o"); done
-"$NVCC" -arch="$ARCH" -rdc=true -o "$BB/gpu_bench_rocshmem" "${OBJS_ROC[@]}" "$BUILD/lib/librocshmem_device.a" \
+"$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$BB/gpu_bench_rocshmem" "${OBJS_ROC[@]}" "$BUILD/lib/librocshmem_device.a" \
   -L"$BUILD/lib" -lrocshmem -Xlinker -rpath="$BUILD/lib" \
   -Xlinker --export-dynamic-symbol=rocshmemi_device_globals_set >>"$LOG" 2>&1 ||
   { tail -30 "$LOG"; log "link failed (rocshmem)"; exit 1; }
-"$NVCC" -arch="$ARCH" -rdc=true -o "$BB/gpu_bench_nvshmem" "${OBJS_NV[@]}" \
+"$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$BB/gpu_bench_nvshmem" "${OBJS_NV[@]}" \
   -L"$BB/nvlib" -lnvshmem_host -lnvshmem_device -Xlinker -rpath="$NV/lib" >>"$LOG" 2>&1 ||
   { tail -30 "$LOG"; log "link failed (nvshmem)"; exit 1; }
+if [ "${BENCH_BUILD_ONLY:-0}" = 1 ]; then
+  P=$BUILD/bench-prebuilt
+  rm -rf "$P" && mkdir -p "$P/bin" "$P/lib" || exit 1
+  cp -a "$BB/gpu_bench_rocshmem" "$BB/gpu_bench_nvshmem" "$P/" && cp -a "$BUILD/bin/rocshmem-run" "$P/bin/" &&
+    cp -a "$BUILD"/lib/librocshmem.so* "$P/lib/" || exit 1
+  # Stripped (the debug info is most of it): the folder is carried to the GPU machine.
+  command -v strip >/dev/null && strip "$P/bin/rocshmem-run" "$P"/lib/librocshmem.so.*.*.*
+  echo "${#LTO[@]}" >"$P/DLTO"
+  echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null), nvcc $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(date -u '+%Y-%m-%d %H:%M UTC')" >"$P/BUILT"
+  log "built in $(($(date +%s) - T_START)) s; run with BENCH_PREBUILT=$P ($(du -sh "$P" | cut -f1))"
+  exit 0
+fi
+fi
 T_BUILT=$(date +%s)
 log "built in $((T_BUILT - T_START)) s"
 
 # ---------------------------------------------------------------- run
+# Two PEs: with one GPU they share it, under MPS unless BENCH_MPS=off.
+gpu_plan 2
+trap 'gpu_mps_stop' EXIT
+trap 'gpu_mps_stop; exit 130' INT TERM
+if [ "$PER_GPU" -gt 1 ] && [ "${BENCH_MPS:-auto}" != off ]; then
+  gpu_mps_start >>"$LOG" 2>&1 || { log "the MPS control daemon did not start"; exit 1; }
+  log "both PEs on one GPU under MPS ($CUDA_MPS_ACTIVE_THREAD_PERCENTAGE% of the SMs each)"
+fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-nvidia.XXXXXX")
 LAUNCH=0
 FAILED_RUNS=""
@@ -252,12 +318,40 @@ for ((i = 0; i < INIT_LAUNCHES; i++)); do
   run_roc init
   run_nv init
 done
+# The stream group runs with the driver's JIT cache off (BENCH_STREAM_COLD=1, the default), so
+# that putmem_on_stream_first_call measures a first run on a machine, not a cache of earlier ones.
+CACHE_SAVED=${CUDA_CACHE_DISABLE-unset}
 for g in $GROUPS_LIST; do
+  if [ "$g" = stream ] && [ "${BENCH_STREAM_COLD:-1}" = 1 ]; then export CUDA_CACHE_DISABLE=1
+  elif [ "$CACHE_SAVED" = unset ]; then unset CUDA_CACHE_DISABLE
+  else export CUDA_CACHE_DISABLE=$CACHE_SAVED; fi
   log "$g: ours"
   run_roc "$g"
   log "$g: NVSHMEM"
   run_nv "$g"
 done
+
+# Diagnostics for the init row, into bench-log.txt only (BENCH_INIT_DIAG=0: none): one more init
+# launch of each program with CUDA's own start-up timed first (BENCH_CUDA_FLOOR=1: the first
+# runtime call and a context on device 0; one-GPU runs), ours with its init phases logged
+# (ROCSHMEM_DEBUG_LEVEL=INFO). Their I lines are not in bench-raw.txt, so not in the table.
+diag_init() {
+  local t r uid="$W/uid.diag"
+  t=$(limit init)
+  [ "${BENCH_INIT_DIAG:-1}" = 1 ] && [ "$BACKEND" = ipc ] && [ "$t" != 0 ] || return 0
+  log "init diagnostics (bench-log.txt)"
+  echo "== diagnostics: ours -b init, BENCH_CUDA_FLOOR=1 ROCSHMEM_DEBUG_LEVEL=INFO" >>"$LOG"
+  BENCH_CUDA_FLOOR=1 ROCSHMEM_DEBUG_LEVEL=INFO timeout -k 5 "$t" "$BUILD/bin/rocshmem-run" -n 2 \
+    "$BB/gpu_bench_rocshmem" -b init >>"$LOG" 2>&1
+  echo "== diagnostics: NVSHMEM -b init, BENCH_CUDA_FLOOR=1" >>"$LOG"
+  rm -f "$uid"
+  for r in 0 1; do
+    LD_LIBRARY_PATH="$NV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" BENCH_CUDA_FLOOR=1 BENCH_RANK=$r BENCH_NRANKS=2 \
+      BENCH_UID_FILE=$uid timeout -k 5 "$t" "$BB/gpu_bench_nvshmem" -b init >>"$LOG" 2>&1 &
+  done
+  wait
+}
+diag_init
 rm -rf "$W"
 T_END=$(date +%s)
 log "measured in $((T_END - T_BUILT)) s"
@@ -347,7 +441,9 @@ TOPO=$(nvidia-smi topo -m 2>/dev/null | awk 'NR == 2 { print $3 }')
   echo "| | |"
   echo "|---|---|"
   echo "| GPUs | ${GPUS:-?} (GPU0-GPU1 link: ${TOPO:-?}) |"
-  echo "| nvcc | $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') (\`-arch=$ARCH -rdc=true -O3 -maxrregcount=64\`) |"
+  if [ -n "${BENCH_PREBUILT:-}" ]; then NVCC_V="prebuilt ($(cat "$BUILD/BUILT" 2>/dev/null))"; else
+    NVCC_V=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'); fi
+  echo "| nvcc | $NVCC_V (\`-arch=$ARCH -rdc=true -O3 -maxrregcount=64${LTO[@]+ ${LTO[*]}}\`) |"
   if [ "$BACKEND" = ro ]; then
     OURS_HOW="RO backend: \`mpirun -np 2\`, ROCSHMEM_BACKEND=ro, ROCSHMEM_DISABLE_MIXED_IPC=1"
     NV_HOW="NVSHMEM_DISABLE_P2P=${NVSHMEM_DISABLE_P2P:-0}, "

@@ -163,7 +163,8 @@ if [ ! -f "$sdir/stream_core.hipfb" ]; then
   m=$(ls -t "$AMD_OUT"/../cargo/*/build/rocshmem-*/out/amd/products.txt 2>/dev/null | head -1 || true)
   [ -n "$m" ] && sdir=$(dirname "$m")
 fi
-if [ -f "$lib" ]; then
+#    CHECK_AMD_STREAM=0 leaves them out (an installed package: they are inside librocshmem.so).
+if [ -f "$lib" ] && [ "${CHECK_AMD_STREAM:-1}" = 1 ]; then
   core=$(sed -n '/define ROCSHMEM_STREAM_CORE_KERNELS/,/^$/p' device/stream/kernels.hpp | grep -o 'X([a-z_]*)' |
          sed 's/X(\(.*\))/rocshmemi_stream_\1/')
   reduce=$(grep '^X(' device/stream/reduce_list.inc | awk -F', *' '{ print "rocshmemi_stream_reduce_" $2 "_" $3 }')

@@ -5,7 +5,11 @@
 #   deps.sh --test   also what only the tests need: clang-16 (parses the CUDA side, no nvcc;
 #                    the gfx940 bitcode) and Debian's HIP 5.2 (hipcc with clang-15,
 #                    libamdhip64-dev, rocm-device-libs) with the LLVM 15 tools, for the AMD
-#                    device library, its checks and the HIP examples (no AMD GPU needed)
+#                    device library, its checks and the HIP examples (no AMD GPU needed),
+#                    python3-venv (the Python package is pip-installed into a venv), MPICH
+#                    beside Open MPI (the MPI bootstrap over MPICH's ABI), the Debian packaging
+#                    tools (debhelper, help2man, lintian, mmdebstrap), and libibverbs-dev
+#                    (rdma-core's mlx5dv.h, against which the GDA layouts are checked)
 set -eu
 
 need=""
@@ -14,7 +18,12 @@ pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok in
 
 pkgs="build-essential cmake pkg-config python3 git libopenmpi-dev openmpi-bin libclang-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs clang-16 llvm-16 hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-tools-15 lld-15"
+  pkgs="$pkgs python3-venv clang-16 llvm-16 hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-tools-15 lld-15 libibverbs-dev"
+  # MPICH beside Open MPI (the MPI bootstrap's MPICH ABI; Open MPI keeps the mpicc/mpirun
+  # alternatives: Debian gives it the higher priority, and tests use mpicc.mpich/mpiexec.mpich)
+  pkgs="$pkgs mpich libmpich-dev"
+  # The Debian packages (scripts/check-deb.sh): build, lintian, a clean root made by mmdebstrap.
+  pkgs="$pkgs debhelper help2man lintian mmdebstrap"
 fi
 for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi

@@ -6,28 +6,47 @@
 #   noipc   ROCSHMEM_DISABLE_MIXED_IPC=1, 2 PEs: every peer through the proxies and MPI;
 #   mixed   2 PEs on one node: peers mapped, atomics through the proxies;
 #   nodes2  4 PEs as two pretend nodes (ctests/ro/pretend_nodes.sh).
-# PEs take GPU local-rank % GPU count, so one GPU runs every PE of the job.
+# PEs take GPU local-rank % GPU count, so one GPU runs every PE of the job. The heaps are host
+# memory, so PEs sharing a GPU need no MPS; with fewer GPUs than PEs the MPS control daemon is
+# still started for the run (scripts/gpu-common.sh: kernels of the PEs run concurrently instead of
+# time-sliced) and stopped at the end; RO_MPS=off runs them time-sliced.
 #   scripts/gpu-nvidia-ro.sh <core dir> [out dir]
+#   ROCSHMEM_GPU_PREBUILT=<bundle of scripts/gpu-prebuild.sh> scripts/gpu-nvidia-ro.sh - [out dir]
 # Writes <out dir>/gpu-ro-table.md (test, config, PEs, result, seconds); exit status 0 when all
 # passed. RO_ONLY=<regex> runs the matching tests only (names as in the table).
 set -u
-CORE=$(cd "${1:?core dir}" && pwd)
+CORE_ARG=${1:?usage: gpu-nvidia-ro.sh <core dir | -> [out dir]}
 OUTDIR=$(mkdir -p "${2:-.}" && cd "${2:-.}" && pwd)
 cd "$(dirname "$0")/.."
-BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+ROOT=$PWD
+. "$ROOT/scripts/gpu-common.sh"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+# The host-API programs (scripts/gpu-prebuild.sh builds the same list).
 HOST_PROGRAMS="hello rma_ring teams heap bad_input cxx_dropin typed_rma typed_amo typed_p2p typed_coll cas_contention"
-echo "== configure and build (nvcc: $NVCC, core: $CORE)"
-cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
-  -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release \
-  ${ROCSHMEM_BITCODE_PREBUILT:+-DROCSHMEM_DEVICE_BITCODE_PREBUILT="$(cd "$ROCSHMEM_BITCODE_PREBUILT" && pwd)"} \
-  >"$OUTDIR/ro-configure.log" 2>&1 || { tail -30 "$OUTDIR/ro-configure.log"; exit 1; }
-start=$(date +%s)
-# shellcheck disable=SC2086
-cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu $HOST_PROGRAMS >"$OUTDIR/ro-build.log" 2>&1 ||
-  { grep -E "error|Error" "$OUTDIR/ro-build.log" | head -40; exit 1; }
-echo "built in $(($(date +%s) - start)) s"
+if [ -n "${ROCSHMEM_GPU_PREBUILT:-}" ]; then
+  gpu_bundle "$ROCSHMEM_GPU_PREBUILT" || exit 1
+else
+  CORE=$(cd "$CORE_ARG" && pwd)
+  BUILD=${ROCSHMEM_GPU_BUILD:-.dev/build-gpu}
+  NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  echo "== configure and build (nvcc: $NVCC, core: $CORE)"
+  cmake -S . -B "$BUILD" -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON -DROCSHMEM_BUILD_BENCH=OFF \
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_BUILD_TYPE=Release \
+    ${ROCSHMEM_BITCODE_PREBUILT:+-DROCSHMEM_DEVICE_BITCODE_PREBUILT="$(cd "$ROCSHMEM_BITCODE_PREBUILT" && pwd)"} \
+    >"$OUTDIR/ro-configure.log" 2>&1 || { tail -30 "$OUTDIR/ro-configure.log"; exit 1; }
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu $HOST_PROGRAMS >"$OUTDIR/ro-build.log" 2>&1 ||
+    { grep -E "error|Error" "$OUTDIR/ro-build.log" | head -40; exit 1; }
+  echo "built in $(($(date +%s) - start)) s"
+fi
+# Up to 4 PEs (nodes2): with fewer GPUs they share them, under MPS unless RO_MPS=off.
+gpu_plan 4
+trap 'gpu_mps_stop' EXIT
+trap 'gpu_mps_stop; exit 130' INT TERM
+if [ "$PER_GPU" -gt 1 ] && [ "${RO_MPS:-auto}" != off ]; then
+  gpu_mps_start || exit 1
+fi
 DEVTEST=$(find "$BUILD" -name rocshmem_device_tests_gpu -type f -perm -u+x | head -1)
 # MPI one-sided operations between the PEs of one node need btl/vader's single-copy mechanism
 # (osc/rdma); the lent machine's environment turns it off (none), so CMA is asked for here.

@@ -5,11 +5,12 @@
 # (with the AMD device library for gfx942, gfx950, gfx90a, gfx1100 and gfx1201 built by today's
 # ROCm from a Debian sid root that scripts/rocm-sid.sh makes once and keeps; no GPU needed), every
 # ctest (C/C++ tests at 1-8 PEs, MPI, unique id, Python ctypes, name coverage, ABI, generated
-# files committed, memory ordering in the gfx942/gfx950 ISA), the AMD bitcode and code-object
-# checks (and the device library built and checked with Debian 12's HIP 5.2, the oldest
-# supported, for gfx90a and gfx908), and an install consumed through find_package and pkg-config
-# (host programs; the HIP examples and a HIP project built with today's ROCm for gfx942 and
-# gfx950, and the HIP examples with HIP 5.2 for gfx90a and gfx908).
+# files committed, the exported ABI against abi/librocshmem.abi, memory ordering in the
+# gfx942/gfx950 ISA), the AMD bitcode and code-object checks (and the device library built and
+# checked with Debian 12's HIP 5.2, the oldest supported, for gfx90a and gfx908), an install
+# consumed through find_package and pkg-config (host programs; the HIP examples and a HIP project
+# built with today's ROCm for gfx942 and gfx950, and the HIP examples with HIP 5.2 for gfx90a and
+# gfx908), and the Debian packages (scripts/check-deb.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh --test
@@ -48,7 +49,8 @@ echo "== AMD checks took $(($(date +%s) - start)) s"
 
 echo "== name coverage against upstream's list (also a ctest)"
 python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
-python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so
+python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so \
+  c++ include build/device_name_coverage
 
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j2 --timeout 300
@@ -59,4 +61,7 @@ echo "== install and consume"
 ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" \
   ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="$AMD_TARGETS_OLD" \
   ./ctests/install/check_install.sh build
+
+echo "== Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
+./scripts/check-deb.sh build
 echo "== all tests passed"

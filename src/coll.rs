@@ -38,6 +38,25 @@ fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Res
     rt.heap.require_host_access("host collectives")
 }
 
+/// Refuses a `dst` range that overlaps the `src` range other than by starting at the same
+/// address (OpenSHMEM: a reduction or broadcast may work in place, `dest == source`, but the
+/// arrays must not otherwise overlap; `exact_ok` false: they must not overlap at all). Every
+/// member passes the same symmetric offsets, so every member gets the same verdict before any
+/// synchronisation. Partial overlap is not undefined-but-harmless here: members read each
+/// other's sources while they write their own destinations.
+pub fn check_overlap(dst: usize, dst_bytes: usize, src: usize, src_bytes: usize, exact_ok: bool) -> Result<()> {
+    let overlap = dst_bytes > 0 && src_bytes > 0 && dst < src + src_bytes && src < dst + dst_bytes;
+    if !overlap || (exact_ok && dst == src) {
+        return Ok(());
+    }
+    let (rel, gap) = if dst >= src { ("after", dst - src) } else { ("before", src - dst) };
+    Err(Error::invalid(format!(
+        "dest {dst:#x} (+{dst_bytes} bytes) overlaps source {src:#x} (+{src_bytes} bytes), starting {gap} bytes {rel} \
+         it: {}; use separate buffers",
+        if exact_ok { "only dest == source (in place) is allowed" } else { "dest and source must not overlap" }
+    )))
+}
+
 /// Copies `bytes` from `src` on member `root` to `dst` on every member (and on the root too
 /// when `to_root`, the OpenSHMEM 1.5 team form; the 1.4 active-set form leaves it).
 ///
@@ -58,6 +77,7 @@ pub unsafe fn broadcast(
     if bytes > 0 {
         check_sym(rt, dst as usize, bytes, "dest")?;
         check_sym(rt, src as usize, bytes, "source")?;
+        check_overlap(dst as usize, bytes, src as usize, bytes, true)?;
     }
     Stats::add(&rt.stats.collectives, 1);
     let root = root as usize;
@@ -100,6 +120,7 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     if n > 0 {
         check_sym(rt, dst as usize, bytes, "dest")?;
         check_sym(rt, src as usize, bytes, "source")?;
+        check_overlap(dst as usize, bytes, src as usize, bytes, true)?;
     }
     Stats::add(&rt.stats.collectives, 1);
     #[cfg(feature = "mpi")]
@@ -167,6 +188,7 @@ pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     if n > 0 {
         check_sym(rt, dst as usize, out_bytes, "dest")?;
         check_sym(rt, src as usize, in_bytes, "source")?;
+        check_overlap(dst as usize, out_bytes, src as usize, in_bytes, true)?;
     }
     Stats::add(&rt.stats.collectives, 1);
     #[cfg(feature = "mpi")]

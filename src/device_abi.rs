@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 4;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 5;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -123,6 +123,13 @@ pub struct rocshmem_device_fast {
     pub heap_base: u64,
     /// As `rocshmem_device_state::heap_bases`, for the first `n_bases` PEs.
     pub heap_bases: [u64; ROCSHMEM_FAST_PES],
+    /// The world team's entry (`ROCSHMEM_TEAM_WORLD`): barriers and syncs of the world team
+    /// read its members and its synchronisation slot from here instead of the entry, the state
+    /// and the heap bases (a chain of dependent loads that an acquire poll sends back to L2).
+    pub world_team: *mut rocshmem_team_device,
+    /// Bytes from a heap base to the world team's device synchronisation slot
+    /// (`dev_sync_off + slot * dev_sync_slot_bytes`).
+    pub world_sync_off: u64,
 }
 
 impl Default for rocshmem_device_fast {
@@ -135,6 +142,8 @@ impl Default for rocshmem_device_fast {
             default_ctx: std::ptr::null_mut(),
             heap_base: 0,
             heap_bases: [0; ROCSHMEM_FAST_PES],
+            world_team: std::ptr::null_mut(),
+            world_sync_off: 0,
         }
     }
 }
@@ -308,7 +317,7 @@ pub struct rocshmem_ro_device {
 const _: () = assert!(std::mem::size_of::<rocshmem_ro_cmd>() == 64);
 const _: () = assert!(std::mem::size_of::<rocshmem_ro_queue>() == 192);
 const _: () = assert!(std::mem::size_of::<rocshmem_ro_device>() == 24);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 32 + 8 * ROCSHMEM_FAST_PES);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 48 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 104);

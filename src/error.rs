@@ -13,12 +13,17 @@ pub enum Error {
     AlreadyInitialized,
     /// A call came after `rocshmem_finalize`.
     Finalized,
+    /// A call that was waiting (for a value, or for other PEs) when another thread of the
+    /// process called `rocshmem_finalize`: it gave up so that finalize can go on.
+    FinalizedWhileWaiting,
     /// An argument is out of its domain; the text names the argument and its value.
     InvalidArgument(String),
     /// A PE number outside `0..n`.
     InvalidPe { pe: i64, n_pes: usize },
     /// An address that is not inside the symmetric heap (or the range runs past its end).
     NotSymmetric { addr: usize, len: usize, what: &'static str },
+    /// PEs made collective calls that do not match (the text names both PEs' calls).
+    Mismatch(String),
     /// A null pointer where memory is required.
     NullPointer(&'static str),
     /// The symmetric heap has no room for the request.
@@ -40,6 +45,9 @@ pub enum Error {
     /// The operation exists upstream but needs something this build or platform lacks; the text
     /// says what (for example a GPU runtime).
     Unsupported(String),
+    /// Another PE failed (or the job was stopped) and this PE cannot go on; the text names that
+    /// PE and its reason.
+    PeerFailed(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -69,6 +77,11 @@ impl fmt::Display for Error {
                 write!(f, "rocSHMEM is already initialised; call rocshmem_init* once per process")
             }
             Error::Finalized => write!(f, "called after rocshmem_finalize"),
+            Error::FinalizedWhileWaiting => write!(
+                f,
+                "gave up waiting: another thread of this process called rocshmem_finalize; finish every call \
+                 before rocshmem_finalize"
+            ),
             Error::InvalidArgument(s) => write!(f, "invalid argument: {s}"),
             Error::InvalidPe { pe, n_pes } => {
                 write!(f, "invalid PE {pe}: valid PEs are 0..{}", n_pes.saturating_sub(1))
@@ -78,6 +91,7 @@ impl fmt::Display for Error {
                 "{what} address {addr:#x} (+{len} bytes) is not inside the symmetric heap; \
                  use memory from rocshmem_malloc"
             ),
+            Error::Mismatch(s) => write!(f, "{s}"),
             Error::NullPointer(what) => write!(f, "{what} is NULL"),
             Error::HeapExhausted { requested, largest_free, heap_size } => write!(
                 f,
@@ -99,6 +113,7 @@ impl fmt::Display for Error {
             Error::Mpi(s) => write!(f, "MPI: {s}"),
             Error::Gpu(s) => write!(f, "GPU runtime: {s}"),
             Error::Unsupported(s) => write!(f, "not supported here: {s}"),
+            Error::PeerFailed(s) => write!(f, "{s}"),
         }
     }
 }

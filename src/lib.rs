@@ -23,6 +23,7 @@ pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod heap;
+pub mod inflight;
 pub mod log;
 pub mod p2p;
 pub mod rma;
@@ -31,6 +32,7 @@ pub mod scalar;
 pub mod stream;
 pub mod sync;
 pub mod team;
+pub mod watchdog;
 
 /// The library version (the upstream API level it implements).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -7,6 +7,7 @@
 //! counters of `rocshmem_dump_stats`.
 
 use once_cell::sync::Lazy;
+use std::cell::RefCell;
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -91,9 +92,22 @@ pub fn stats_on() -> bool {
     FILTER.stats
 }
 
-/// Writes one line if `level` is enabled. Use the `log_*!` macros.
+thread_local! {
+    /// The last error line this thread wrote (or would have written, had the filter allowed
+    /// it) since `take_last_error` last took it.
+    static LAST_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Takes the last error line this thread reported (without the newline), leaving none.
+pub fn take_last_error() -> Option<String> {
+    LAST_ERROR.with(|e| e.borrow_mut().take())
+}
+
+/// Writes one line if `level` is enabled. Use the `log_*!` macros. Error lines are also kept
+/// for `take_last_error`, whatever the filter says.
 pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
-    if !enabled(level) {
+    let keep = level == Level::Error;
+    if !enabled(level) && !keep {
         return;
     }
     let pe = MY_PE.load(Ordering::Relaxed);
@@ -107,8 +121,13 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
     } else {
         format!("rocshmem: PE ?: {tag}: {call}: {msg}\n")
     };
-    // One write call per line keeps lines from different PEs whole.
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    if keep {
+        LAST_ERROR.with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
+    }
+    if enabled(level) {
+        // One write call per line keeps lines from different PEs whole.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
 }
 
 #[macro_export]
@@ -137,5 +156,20 @@ mod tests {
         assert!(Filter::parse("ERROR:stats").stats && !Filter::parse("ERROR").stats);
         let f = Filter::parse("bogus");
         assert!(f.on(Level::Error) && !f.on(Level::Warn), "unknown level keeps the default");
+    }
+
+    #[test]
+    fn the_last_error_line_is_kept_per_thread_and_taken_once() {
+        assert_eq!(take_last_error(), None);
+        write(Level::Warn, "rocshmem_x", format_args!("only a warning"));
+        assert_eq!(take_last_error(), None, "warnings are not errors");
+        write(Level::Error, "rocshmem_x", format_args!("first"));
+        write(Level::Error, "rocshmem_y", format_args!("second: raise ROCSHMEM_HEAP_SIZE"));
+        let other = std::thread::spawn(take_last_error).join().unwrap();
+        assert_eq!(other, None, "another thread sees none of this thread's errors");
+        let line = take_last_error().unwrap();
+        assert!(line.ends_with(": error: rocshmem_y: second: raise ROCSHMEM_HEAP_SIZE"), "{line}");
+        assert!(line.starts_with("rocshmem: PE "), "{line}");
+        assert_eq!(take_last_error(), None, "taken once");
     }
 }

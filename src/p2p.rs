@@ -3,7 +3,6 @@
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::sync::wait_until as block_until;
 use std::cmp::Ordering;
 
 /// Upstream's `rocshmem_cmps`.
@@ -77,6 +76,19 @@ fn satisfied<T: Scalar>(ivars: *const T, i: usize, cmp: Cmp, against: &Against<'
     cmp.holds(T::load(unsafe { ivars.add(i) }), against.at(i))
 }
 
+/// Waits until `ready()` (sleeping on `bell`), or gives up when `rocshmem_finalize` has begun on
+/// another thread of this process (it waits for the calls in flight: see `inflight`).
+fn block_until(bell: &crate::heap::Doorbell, mut ready: impl FnMut() -> bool) -> Result<()> {
+    let mut stopped = false;
+    crate::sync::wait_until(bell, || {
+        ready() || {
+            stopped = crate::inflight::draining();
+            stopped
+        }
+    });
+    if stopped { Err(Error::FinalizedWhileWaiting) } else { Ok(()) }
+}
+
 fn included(status: Option<&[i32]>, i: usize) -> bool {
     status.is_none_or(|s| s[i] == 0)
 }
@@ -86,7 +98,7 @@ pub fn wait_until<T: Scalar>(rt: &Runtime, ivar: *const T, cmp: i32, value: T) -
     check_ivars(rt, ivar, 1)?;
     Stats::add(&rt.stats.waits, 1);
     let me = rt.heap.control(rt.my_pe());
-    block_until(&me.header().data_bell, || satisfied(ivar, 0, cmp, &Against::One(value)));
+    block_until(&me.header().data_bell, || satisfied(ivar, 0, cmp, &Against::One(value)))?;
     Ok(())
 }
 
@@ -119,7 +131,7 @@ pub fn wait_until_all<T: Scalar>(
             next += 1;
         }
         next == n
-    });
+    })?;
     Ok(())
 }
 
@@ -144,7 +156,7 @@ pub fn wait_until_any<T: Scalar>(
     block_until(&me.header().data_bell, || {
         found = (0..n).find(|&i| included(status, i) && satisfied(ivars, i, cmp, &against)).unwrap_or(usize::MAX);
         found != usize::MAX
-    });
+    })?;
     Ok(found)
 }
 
@@ -176,6 +188,6 @@ pub fn wait_until_some<T: Scalar>(
             }
         }
         count > 0
-    });
+    })?;
     Ok(count)
 }

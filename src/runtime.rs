@@ -4,7 +4,6 @@ use crate::bootstrap::{self, Job, Method};
 use crate::ctx::CtxTable;
 use crate::device_abi::{
     ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, rocshmem_ctx_device, rocshmem_device_fast, rocshmem_device_state,
-    rocshmem_team_device,
 };
 use crate::env::Config;
 use crate::error::{Error, Result};
@@ -164,6 +163,17 @@ pub fn get() -> Result<&'static Runtime> {
     Ok(unsafe { &*p })
 }
 
+/// The runtime for a host API call: only while it is ready, so that a call that starts once
+/// finalize has begun fails with "called after rocshmem_finalize" (the phase is read after the
+/// call was counted in flight: see `inflight`).
+pub fn get_ready() -> Result<&'static Runtime> {
+    match PHASE.load(Ordering::SeqCst) {
+        x if x == Phase::Ready as u8 => get(),
+        x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Err(Error::Finalized),
+        _ => Err(Error::NotInitialized),
+    }
+}
+
 /// Job identity the abort hook needs to sweep segment names (set right after the rendezvous).
 static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
 static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
@@ -195,7 +205,7 @@ fn abort_hook() -> bootstrap::client::AbortHook {
 }
 
 /// Ends this PE because the job ended: says why, sweeps the job's heap names, exits.
-fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
+pub(crate) fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
     if is_error {
         log_error!("rocshmem", "{reason}; stopping this PE");
     } else {
@@ -239,6 +249,11 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
         });
     }
     ABORT_NPES.store(0, Ordering::Relaxed);
+    // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
+    crate::inflight::setup();
+    if crate::watchdog::on() {
+        crate::watchdog::enter("rocshmem_init");
+    }
     match build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
@@ -260,7 +275,7 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
             let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
             PHASE.store(Phase::Uninit as u8, Ordering::Release);
             *pending = None;
-            crate::log::set_pe(-1);
+            // The PE number stays in the log prefix: the caller reports this failure next.
             // Every PE of a job whose init failed fails too (they fail together, or a peer died):
             // nobody will map this job's heaps, so sweep every name of the job, also those of a
             // peer that was killed before it could unlink its own.
@@ -297,20 +312,52 @@ impl Phases {
 
 fn build(method: Method) -> Result<Runtime> {
     let mut phases = Phases::new();
-    let cfg = Config::from_env()?;
+    // A PE started by rocshmem-run knows its number before the rendezvous: say it in errors.
+    if let Some(crate::env::Value::Int(pe)) = crate::env::lookup("ROCSHMEM_RUN_RANK") {
+        crate::log::set_pe(pe as i32);
+    }
+    // A malformed variable the rendezvous needs fails here, alone; any other failure of this PE
+    // is told to the others once it has joined (see below), so that every PE says which PE
+    // failed and why instead of waiting for it.
+    let (cfg, bad) = Config::from_env_lenient();
+    if let Some((_, e)) = bad.iter().find(|(name, _)| crate::env::needed_by_bootstrap(name)) {
+        return Err(e.clone());
+    }
+    let early = match bad.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => choose_backend(&cfg, &method),
+    };
+    let job = bootstrap::start(method, &cfg, abort_hook())?;
+    phases.mark("bootstrap");
+    crate::log::set_pe(job.my_pe as i32);
+    ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
+    ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
+    let mut slot = Some(job);
+    let r = early.and_then(|use_ro| build_on(cfg, &mut slot, use_ro, phases));
+    if let (Err(e), Some(job)) = (&r, &slot) {
+        // Before this PE leaves (and sweeps the job's heap names): the others end their init
+        // with this PE's number and reason.
+        job.report_init_failure(e);
+    }
+    r
+}
+
+/// Whether the RO backend runs (`ROCSHMEM_BACKEND`), or why the choice cannot run.
+fn choose_backend(cfg: &Config, method: &Method) -> Result<bool> {
     let backend = cfg.backend.trim().to_ascii_lowercase();
     let use_ro = match backend.as_str() {
         "" | "ipc" => false,
         "ro" if cfg!(feature = "mpi") => true,
+        "gda" => return Err(Error::Unsupported(crate::backend::gda::not_routed_message(cfg))),
         _ => {
             return Err(Error::Unsupported(format!(
-                "ROCSHMEM_BACKEND={backend}: this build provides the ipc and ro backends{} (GDA is on the roadmap)",
+                "ROCSHMEM_BACKEND={backend}: this build provides the ipc and ro backends{} (gda: not routed yet)",
                 if cfg!(feature = "mpi") { "" } else { " (ro needs the `mpi` feature)" }
             )));
         }
     };
     if use_ro {
-        let mpi_start = match &method {
+        let mpi_start = match method {
             Method::MpiComm(_) => true,
             Method::Auto => cfg.run_uniqueid.is_empty() && bootstrap::launched_by_mpi(),
             Method::UniqueId { .. } => false,
@@ -323,21 +370,17 @@ fn build(method: Method) -> Result<Runtime> {
             ));
         }
     }
-    let max_teams = usize::try_from(cfg.max_num_teams).ok().filter(|n| (2..=4096).contains(n)).ok_or_else(|| {
-        Error::invalid(format!("ROCSHMEM_MAX_NUM_TEAMS={} must be between 2 and 4096", cfg.max_num_teams))
-    })?;
-    let host_ctxs = usize::try_from(cfg.max_num_host_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
-        Error::invalid(format!(
-            "ROCSHMEM_MAX_NUM_HOST_CONTEXTS={} must be between 0 and 65536",
-            cfg.max_num_host_contexts
-        ))
-    })?;
+    Ok(use_ro)
+}
 
-    let job = bootstrap::start(method, &cfg, abort_hook())?;
-    phases.mark("bootstrap");
-    crate::log::set_pe(job.my_pe as i32);
-    ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
-    ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
+/// Init after the rendezvous. `slot` holds the job until the runtime takes it, so that the
+/// caller can still report a failure through it.
+fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phases) -> Result<Runtime> {
+    let job = slot.as_ref().expect("the job");
+    // The table's ranges (src/env.rs) were checked when the configuration was read.
+    let max_teams = cfg.max_num_teams as usize;
+    let host_ctxs = cfg.max_num_host_contexts as usize;
+    let sharing = gpu::share::Policy::parse(&cfg.gpu_sharing)?;
     let (me, n) = (job.my_pe, job.n_pes);
 
     // IPC maps every peer's heap: all PEs must share a node. RO maps the PEs of this node
@@ -361,10 +404,19 @@ fn build(method: Method) -> Result<Runtime> {
     let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
     let gpu = gpu::open(&cfg.gpu, local_rank);
     phases.mark("gpu open");
-    let chosen = gpu.as_ref().map(|g| g.platform().name().as_bytes().to_vec()).map_err(Error::clone);
-    let platforms = exchange_status(&job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
+    // With the platform, each PE's GPU identity: several PEs on one GPU run or fail here.
+    let chosen = gpu.as_ref().map_err(Error::clone).and_then(|g| {
+        let mut b = g.platform().name().as_bytes().to_vec();
+        if let Some(id) = gpu::share::GpuIdentity::fake(&cfg.test_fake_gpu)?.or_else(|| g.identity()) {
+            b.push(0);
+            b.extend(id.encode());
+        }
+        Ok(b)
+    });
+    let parts = exchange_status(job, chosen, "choosing the GPU platform (ROCSHMEM_GPU)")?;
     let gpu = gpu?;
     phases.mark("platform exchange");
+    let platforms: Vec<&[u8]> = parts.iter().map(|p| p.split(|b| *b == 0).next().unwrap_or(&[])).collect();
     if let Some((pe, p)) = platforms.iter().enumerate().find(|(_, p)| **p != platforms[me]) {
         return Err(Error::invalid(format!(
             "PE {pe} runs the {} platform and PE {me} the {}: set ROCSHMEM_GPU to the same value on every PE",
@@ -372,34 +424,33 @@ fn build(method: Method) -> Result<Runtime> {
             gpu.platform().name()
         )));
     }
+    let gpus = parts
+        .iter()
+        .zip(&platforms)
+        .map(|(p, name)| p.get(name.len() + 1..).map(gpu::share::GpuIdentity::decode).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    let hosts: Vec<&str> = job.infos.iter().map(|i| i.host_id.as_str()).collect();
+    match gpu::share::check(&hosts, &gpus, sharing, !use_ro)? {
+        gpu::share::Verdict::Runs { line, warn: true } => log_warn!("rocshmem_init", "{line}"),
+        gpu::share::Verdict::Runs { line, .. } => log_info!("rocshmem_init", "{line}"),
+        gpu::share::Verdict::Alone => {}
+    }
     // RO: the heaps are host memory the GPU maps, so that an MPI library that cannot read GPU
     // memory can run one-sided operations on them (docs/ro.md, "GPUs").
     if use_ro {
         gpu.use_host_heap()?;
     }
     let slots = max_teams + 1;
-    let control = ControlLayout::new(slots, n, max_teams.div_ceil(64), gpu.separate_device_segment());
+    let control = ControlLayout::new(slots, n, crate::team::exchange_words(max_teams), gpu.separate_device_segment());
     let (seg_len, dev_len) = control
         .segment_lens(cfg.heap_size)
         .ok_or_else(|| Error::invalid(format!("ROCSHMEM_HEAP_SIZE={} is too large", cfg.heap_size)))?;
-    if me == 0 {
-        if let Some(free) = gpu::host::shm_free_bytes() {
-            let need = seg_len as u64 * n as u64;
-            if need > free {
-                log_warn!(
-                    "rocshmem_init",
-                    "the {n} PE heaps ({} MiB each) exceed the {} MiB free in /dev/shm; touching more than that \
-                     faults (SIGBUS): lower ROCSHMEM_HEAP_SIZE or enlarge /dev/shm",
-                    seg_len >> 20,
-                    free >> 20
-                );
-            }
-        }
-    }
-
+    gpu::host::set_backing(gpu::host::Backing::parse(&cfg.shm_backing)?);
     // Create ours (host control segment, and the device segment where it is separate); tell
     // everyone whether it worked, so all PEs fail together, not one by one.
-    let own = gpu.create_segment(&segment_name(job.job_tag, me), seg_len);
+    let local_pes = job.infos.iter().filter(|i| i.host_id == job.infos[me].host_id).count();
+    let own = gpu::host::check_room(seg_len, local_pes, &cfg)
+        .and_then(|()| gpu.create_segment(&segment_name(job.job_tag, me), seg_len));
     // Until it is sealed, a failed init must not leave our segment's name behind (no launcher
     // sweeps after unique-id or MPI init).
     let name_guard = NameGuard { gpu: gpu.as_ref(), name: own.is_ok().then(|| segment_name(job.job_tag, me)) };
@@ -413,7 +464,7 @@ fn build(method: Method) -> Result<Runtime> {
         (Err(e), _) | (_, Err(e)) => Err(e.clone()),
     };
     phases.mark("heap create");
-    let parts = exchange_status(&job, payload, "creating the symmetric heap")?;
+    let parts = exchange_status(job, payload, "creating the symmetric heap")?;
     phases.mark("handle exchange");
     let parts = parts.iter().map(|p| decode_handles(p)).collect::<Result<Vec<_>>>()?;
     if let Some((pe, (theirs, _, _))) = parts.iter().enumerate().find(|(_, p)| p.0 != cfg.heap_size as u64) {
@@ -449,7 +500,7 @@ fn build(method: Method) -> Result<Runtime> {
             }
         }
     }
-    exchange_status(&job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
+    exchange_status(job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
     phases.mark("peer mapping");
     segments[me] = Some(own);
     dev_segments[me] = own_dev;
@@ -461,14 +512,11 @@ fn build(method: Method) -> Result<Runtime> {
     let mut heap = SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(&gpu))?;
     let sync = SyncState::new(slots, n);
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
-    let shared = shared_team(&job);
+    let shared = shared_team(job);
     #[cfg(feature = "mpi")]
-    let ro = if use_ro { Some(Arc::new(start_ro(&job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
-    let team_bytes = max_teams * std::mem::size_of::<rocshmem_team_device>();
-    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, team_bytes)?)?;
-    let device_ctxs = usize::try_from(cfg.max_num_contexts).ok().filter(|n| *n <= 65536).ok_or_else(|| {
-        Error::invalid(format!("ROCSHMEM_MAX_NUM_CONTEXTS={} must be between 0 and 65536", cfg.max_num_contexts))
-    })?;
+    let ro = if use_ro { Some(Arc::new(start_ro(job, &cfg, &heap, mapped, gpu.platform())?)) } else { None };
+    let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
+    let device_ctxs = cfg.max_num_contexts as usize;
     let ctx_bytes = (1 + host_ctxs + device_ctxs) * std::mem::size_of::<rocshmem_ctx_device>();
     let ctxs = CtxTable::new(host_ctxs, device_ctxs, teams.handle(WORLD_SLOT).cast(), Mirror::new(&gpu, ctx_bytes)?);
     let (pool_start, pool_len) = ctxs.device_pool();
@@ -532,6 +580,8 @@ fn build(method: Method) -> Result<Runtime> {
     fast.n_bases = n.min(ROCSHMEM_FAST_PES) as i32;
     fast.default_ctx = ctxs.opaque(0).cast();
     fast.heap_base = heap_bases[me];
+    fast.world_team = teams.handle(WORLD_SLOT).cast();
+    fast.world_sync_off = (heap.control.dev_sync_off + WORLD_SLOT * heap.control.dev_sync_slot_bytes) as u64;
     fast.heap_bases[..n.min(ROCSHMEM_FAST_PES)].copy_from_slice(&heap_bases[..n.min(ROCSHMEM_FAST_PES)]);
     // SAFETY: plain-data views of the head and of the bases array.
     let (head, bases) = unsafe {
@@ -548,7 +598,7 @@ fn build(method: Method) -> Result<Runtime> {
     } else {
         set_device_globals(&device_state.globals, &device_state.fast).map(|()| Vec::new())
     };
-    exchange_status(&job, globals, "setting the device globals of the program")?;
+    exchange_status(job, globals, "setting the device globals of the program")?;
     // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
     // critical path; see docs/streams.md).
     phases.mark("tables and device globals");
@@ -587,7 +637,7 @@ fn build(method: Method) -> Result<Runtime> {
     }
     Ok(Runtime {
         cfg,
-        job,
+        job: slot.take().expect("the job"),
         heap,
         sync,
         teams,
@@ -623,17 +673,22 @@ fn start_ro(
     let (mpi, comm) = job
         .mpi()
         .ok_or_else(|| Error::Unsupported("ROCSHMEM_BACKEND=ro needs MPI: start the PEs with mpirun".into()))?;
+    if mpi.flavour != crate::bootstrap::mpi::Flavour::OpenMpi {
+        return Err(Error::Unsupported(format!(
+            "ROCSHMEM_BACKEND=ro needs Open MPI, and this MPI is {} ({}); the MPI bootstrap with the ipc backend \
+             (unset ROCSHMEM_BACKEND) works with it",
+            mpi.flavour.name(),
+            mpi.describe
+        )));
+    }
     let me = job.my_pe;
     let seg_base = heap.device_base(me);
     let seg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
     let rc = crate::backend::ro::RoConfig {
         mapped,
-        n_queues: usize::try_from(cfg.ro_queues).ok().filter(|n| (1..=4096).contains(n)).ok_or_else(|| {
-            Error::invalid(format!("ROCSHMEM_RO_QUEUES={} must be between 1 and 4096", cfg.ro_queues))
-        })?,
-        progress_delay_us: u64::try_from(cfg.ro_progress_delay).map_err(|_| {
-            Error::invalid(format!("ROCSHMEM_RO_PROGRESS_DELAY={} must be 0 or more", cfg.ro_progress_delay))
-        })?,
+        // In range: checked against the table when the configuration was read.
+        n_queues: cfg.ro_queues as usize,
+        progress_delay_us: cfg.ro_progress_delay as u64,
         gpu: Arc::clone(&heap.gpu),
     };
     let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
@@ -666,12 +721,22 @@ const STATE_HEAD: usize = std::mem::size_of::<StateHead>();
 type DeviceGlobalsSet =
     unsafe extern "C" fn(*const c_void, *const c_void, *const c_void, *const c_void, usize) -> c_int;
 
-/// Calls the program's `rocshmemi_device_globals_set` if it has one (found with dlsym in the
-/// global scope: the executable must export it, which linking against librocshmem.so does when
-/// the glue is linked in and referenced, or `-rdynamic`).
+unsafe extern "C" {
+    /// The C++ shim's weak reference to the glue (src/cxx/shim_core.cpp): its address when the
+    /// program was linked with it (statically, or exported to librocshmem.so), else NULL.
+    fn rocshmemi_device_globals_set_linked() -> *mut c_void;
+}
+
+/// Calls the program's `rocshmemi_device_globals_set` if it has one: the glue linked into the
+/// same executable as this library (librocshmem.a), else found with dlsym in the global scope
+/// (the executable exports it when it links librocshmem.so, which refers to it, or `-rdynamic`).
 fn set_device_globals(globals: &[u64; 4], fast: &rocshmem_device_fast) -> Result<()> {
-    // SAFETY: dlsym with a NUL-terminated name.
-    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
+    // SAFETY: the shim's accessor has no preconditions; dlsym with a NUL-terminated name.
+    let mut f = unsafe { rocshmemi_device_globals_set_linked() };
+    if f.is_null() {
+        // SAFETY: as above.
+        f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocshmemi_device_globals_set".as_ptr()) };
+    }
     if f.is_null() {
         log_info!(
             "rocshmem_init",
@@ -792,7 +857,7 @@ fn exchange_status(job: &Job, mine: Result<Vec<u8>>, step: &str) -> Result<Vec<V
     let parts = job.allgather(&msg)?;
     if let Some((pe, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
         mine?;
-        return Err(Error::Bootstrap(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
+        return Err(Error::PeerFailed(format!("PE {pe} failed {step}: {}", String::from_utf8_lossy(&p[1..]))));
     }
     Ok(parts.into_iter().map(|mut p| p.split_off(1)).collect())
 }
@@ -813,16 +878,31 @@ fn shared_team(job: &Job) -> Team {
     Team { set, slot: SHARED_SLOT, my_idx: set.index_of(me).unwrap_or(0) }
 }
 
-/// `rocshmem_finalize`: complete, synchronise, disconnect, unmap.
+/// `rocshmem_finalize`: refuse new calls, wait for those in flight, complete, synchronise,
+/// disconnect, unmap. Not itself counted in flight (see `inflight`).
 pub fn finalize() -> Result<()> {
+    // Once: a second finalize, also one racing this one on another thread, is refused.
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Ready as u8, Phase::Finalizing as u8, Ordering::SeqCst, Ordering::SeqCst)
+    {
+        return Err(if cur == Phase::Finalizing as u8 || cur == Phase::Finalized as u8 {
+            Error::Finalized
+        } else {
+            Error::NotInitialized
+        });
+    }
     let rt = get()?;
+    // Calls other threads of this process are still making finish before anything goes away
+    // (those starting from now on fail with "called after rocshmem_finalize").
+    crate::inflight::drain();
     // The stream-kernel loader thread uses the runtime: it finishes first.
     rt.gpu.stream_kernels_wait();
     // Operations still queued on host-platform streams run before the heaps go away.
     crate::stream::host::drain_all();
-    PHASE.store(Phase::Finalizing as u8, Ordering::Release);
     std::sync::atomic::fence(Ordering::SeqCst);
-    rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)?;
+    // The world barrier, which also checks that every PE made as many heap calls (a PE still
+    // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
+    crate::heap::agree::agree(&rt.heap, &rt.sync, crate::heap::agree::HeapCall::Finalize, None)?;
     #[cfg(feature = "mpi")]
     if let Some(ro) = rt.ro() {
         // Before MPI_Finalize (job.finalize): the proxy drains and stops, the window goes.

@@ -93,6 +93,8 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
         }
     }
     let mut sleep = Duration::from_micros(50);
+    // A wait this long is watched (ROCSHMEM_HANG_TIMEOUT; None when that is off).
+    let mut watch = crate::watchdog::Wait::begin(start);
     loop {
         me.sleepers.fetch_add(1, Ordering::SeqCst);
         // A new sleep period: the next writer must ring again.
@@ -108,6 +110,9 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
             return;
         }
         sleep = (sleep * 2).min(SLEEP_MAX);
+        if let Some(w) = watch.as_mut() {
+            w.check();
+        }
     }
 }
 
@@ -195,14 +200,25 @@ impl SyncState {
         ring(&c.header().sync_bell);
     }
 
-    /// Waits for the next signal from PE `from` on `slot`.
-    pub fn wait_signal(&self, heap: &SymmetricHeap, slot: usize, from: usize) {
+    /// Waits for the next signal from PE `from` on `slot`; gives up when `rocshmem_finalize`
+    /// has begun on another thread of this process (see `inflight`).
+    pub fn wait_signal(&self, heap: &SymmetricHeap, slot: usize, from: usize) -> Result<()> {
         let slot_from = &self.consumed[slot * self.n_pes + from];
         let want = slot_from.load(Ordering::Relaxed) + 1;
         let me = heap.control(heap.my_pe);
         let counter = me.pair(slot, from);
-        wait_until(&me.header().sync_bell, || counter.load(Ordering::Acquire) >= want);
+        let mut stopped = false;
+        wait_until(&me.header().sync_bell, || {
+            counter.load(Ordering::Acquire) >= want || {
+                stopped = crate::inflight::draining();
+                stopped
+            }
+        });
+        if stopped {
+            return Err(Error::FinalizedWhileWaiting);
+        }
         slot_from.store(want, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Dissemination barrier over `set` on synchronisation slot `slot`. Completes every store
@@ -220,7 +236,7 @@ impl SyncState {
         let mut d = 1;
         while d < n {
             self.signal(heap, slot, set.pe((idx + d) % n));
-            self.wait_signal(heap, slot, set.pe((idx + n - d) % n));
+            self.wait_signal(heap, slot, set.pe((idx + n - d) % n))?;
             d <<= 1;
         }
         fence(Ordering::SeqCst);

@@ -169,6 +169,19 @@ int main(int argc, char **argv) {
   max_bytes &= ~(size_t)4095;
   if (max_bytes < 4096) max_bytes = 4096;
 
+  // BENCH_CUDA_FLOOR=1 (a diagnostic launch of scripts/bench-nvidia.sh, not in the table): CUDA's
+  // own start-up first (the first runtime call, then a context on device 0), timed and printed to
+  // stderr, so that init's row can be read against the floor of the same machine and job.
+  if (const char *f = getenv("BENCH_CUDA_FLOOR"); f && *f == '1') {
+    const double c0 = now_s();
+    int ndev = 0;
+    CK(cudaGetDeviceCount(&ndev));
+    const double c1 = now_s();
+    CK(cudaFree(0));
+    const double c2 = now_s();
+    fprintf(stderr, "bench (%s): CUDA floor: cudaGetDeviceCount %.1f ms, then the context (cudaFree(0)) %.1f ms\n",
+            SH_LIB, (c1 - c0) * 1e3, (c2 - c1) * 1e3);
+  }
   const double t0 = now_s();
   sh_init();
   const double t1 = now_s();

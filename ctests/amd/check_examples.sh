@@ -55,5 +55,40 @@ for a in $(echo "$arches" | tr ';' ' '); do
     echo "$syms" | grep -qx "$s" || { echo "amd-examples: FAIL: $co does not define $s"; fail=1; }
   done
 done
+
+# Upstream's own link lines, by hand, with nothing of ours added: the tile examples (which
+# include <rocshmem/rocshmem_device.hpp> as upstream's do), compiled -fgpu-rdc and linked with
+# the archive given by path, and with -L/-lrocshmem from a folder laid out as upstream installs
+# (librocshmem.a alone: next to librocshmem.so, -l finds the shared library, and then the
+# program also needs -lrocshmem_device). Each program must link with no undefined reference,
+# hold code objects for every arch and contain the device library's glue (the core calls it at
+# init to fill the program's device globals).
+mkdir -p "$work.upstream-lib"
+ln -sf "$prefix/lib/librocshmem.a" "$work.upstream-lib/librocshmem.a"
+offload=""
+for a in $(echo "$arches" | tr ';' ' '); do offload="$offload --offload-arch=$a"; done
+for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib"; do
+  set -- $t
+  exe="$work/upstream_link_$1"
+  # shellcheck disable=SC2086
+  if ! hipcc -std=c++17 -c -fgpu-rdc -x hip $offload -I"$prefix/include" -I"$root/examples/hip" \
+         "$root/examples/hip/$1.cc" -o "$exe.o" >"$exe.log" 2>&1; then
+    grep -E "error" "$exe.log" | head -10; echo "amd-examples: FAIL: $1 does not compile with hipcc"; fail=1; continue
+  fi
+  if [ "$2" = path ]; then libs="$prefix/lib/librocshmem.a"; line="hipcc -fgpu-rdc --hip-link app.o <prefix>/lib/librocshmem.a"
+  else libs="-L$work.upstream-lib -lrocshmem"; line="hipcc -fgpu-rdc --hip-link app.o -L<dir of librocshmem.a> -lrocshmem"; fi
+  # shellcheck disable=SC2086
+  hipcc -fgpu-rdc --hip-link $offload "$exe.o" $libs -o "$exe" >>"$exe.log" 2>&1 || true
+  undef=$(grep -c "undefined reference" "$exe.log" || true)
+  if [ ! -x "$exe" ] || [ "$undef" != 0 ]; then
+    grep -E "undefined reference|error" "$exe.log" | head -5
+    echo "amd-examples: FAIL: $1 does not link with upstream's line ($line): $undef undefined references"; fail=1; continue
+  fi
+  amd_has_code_objects "amd-examples: $1 ($line)" "$exe" "$arches" || fail=1
+  nm "$exe" | grep -q " T rocshmemi_device_globals_set$" ||
+    { echo "amd-examples: FAIL: $1 ($line) does not contain the device glue rocshmemi_device_globals_set"; fail=1; }
+  echo "amd-examples: $1: links with $line"
+done
 [ $fail -eq 0 ] || exit 1
-echo "amd-examples: 7 programs with code objects for $arches, device glue exported; module code objects OK"
+echo "amd-examples: 7 programs with code objects for $arches, device glue exported; module code objects OK;" \
+     "upstream's link lines (archive by path, -lrocshmem) link the tile examples"

@@ -7,7 +7,9 @@
 
 using namespace rocshmem;
 
-extern "C" int rocshmemi_device_globals_set(const void *ctx16, const void *world8, const void *shared8);
+// The glue (device/src/gpu_globals.cpp); rocshmem.hpp declares it too in HIP code.
+extern "C" int rocshmemi_device_globals_set(const void *ctx16, const void *world8, const void *shared8,
+                                            const void *fast, size_t fast_bytes);
 
 __global__ void ring_put(int *dst, const int *src, int n) {
   int me = rocshmem_my_pe();
@@ -23,7 +25,7 @@ __global__ void ring_put(int *dst, const int *src, int n) {
 int main() {
   rocshmem_ctx_t ctx{nullptr, nullptr};
   rocshmem_team_t world = nullptr, shared = nullptr;
-  if (rocshmemi_device_globals_set(&ctx, &world, &shared) != 0) return 1;
+  if (rocshmemi_device_globals_set(&ctx, &world, &shared, nullptr, 0) != 0) return 1;
   int *d = nullptr;
   if (hipMalloc(&d, 64 * sizeof(int)) != hipSuccess) return 1;
   hipLaunchKernelGGL(ring_put, dim3(1), dim3(64), 0, 0, d, d + 32, 32);

@@ -266,17 +266,25 @@ T *alloc_n(size_t n) {
 }
 void release(void *p);
 
-/** Host <-> symmetric (device) memory. */
+/** Host <-> symmetric (device) memory. to_host is complete when it returns; to_dev and
+ *  dev_zero are NOT (hipMemcpy from pageable host memory returns once the bytes are staged,
+ *  hipMemset is asynchronous with respect to the host): they are ordered before this PE's next
+ *  launch and to_host, and before other PEs only by dt::barrier (see device_sync). */
 void to_host(void *dst, const void *dev_src, size_t bytes);
 void to_dev(void *dev_dst, const void *src, size_t bytes);
 void dev_zero(void *dev, size_t bytes);
+/** Waits until this PE's copies, fills and kernels have reached memory (hipDeviceSynchronize;
+ *  host platform: the emulated copy queue, see dtest_main.cpp). */
+void device_sync();
 
 /** Bytes of the stream (seed, pe, salt), recomputable on any PE. */
 void fill(void *host, size_t bytes, int pe, uint64_t salt);
 /** fill() into symmetric memory. */
 void dev_fill(void *dev, size_t bytes, int pe, uint64_t salt);
 
-/** rocshmem_barrier_all from the host. */
+/** device_sync, then rocshmem_barrier_all: after it every PE's earlier to_dev / dev_zero has
+ *  landed, so a peer's kernel can neither read stale data nor have its puts overwritten by a
+ *  late fill. (rocshmem_barrier_all orders host code only, as upstream's and NVSHMEM's.) */
 void barrier();
 
 /** The launch's wave size (host platform: ROCSHMEM_HOST_WAVE_SIZE; GPU: the device's). */
@@ -307,6 +315,7 @@ void launch(void (*kernel)(P...), unsigned grid, unsigned block, A &&...args) {
   hip_check(hipGetLastError(), "kernel launch");
   hip_check(hipDeviceSynchronize(), "hipDeviceSynchronize");
 #else
+  device_sync();  // the stream's earlier copies land before the kernel starts
   rocshmem_host_launch(kernel, dim3(grid), dim3(block), std::forward<A>(args)...);
 #endif
 }
@@ -334,5 +343,6 @@ void dt_register_rma(std::vector<DtTest> &v);
 void dt_register_amo(std::vector<DtTest> &v);
 void dt_register_sync(std::vector<DtTest> &v);
 void dt_register_coll(std::vector<DtTest> &v);
+void dt_register_tile(std::vector<DtTest> &v);
 
 #endif  // ROCSHMEM_DTEST_HPP

@@ -14,6 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#if !DT_GPU
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+#endif
+
 namespace dt {
 
 Opts opt;
@@ -82,10 +91,102 @@ void *alloc(size_t bytes) {
 
 void release(void *p) { rocshmem_free(p); }
 
+#if !DT_GPU
+// The GPU's asynchronous copies, on the host platform. With ROCSHMEM_TEST_ASYNC_COPIES=<us>,
+// to_dev and dev_zero do not write at once: a copy thread applies them in order, each after a
+// random delay of up to <us> microseconds, as a GPU's copy engine or memset kernel lands them
+// after hipMemcpy (pageable source) / hipMemset have returned. Launches, to_host and
+// device_sync wait for the queue, as the GPU's stream order does; other PEs are ordered only
+// by dt::barrier. A harness or test that lets a peer's kernel touch memory before this PE's
+// fill has landed then fails on the host platform too (ctest device_async_copies_*).
+class AsyncCopies {
+ public:
+  explicit AsyncCopies(unsigned max_us) : max_us_(max_us), rng_(std::random_device{}()) {
+    worker_ = std::thread([this] { run(); });
+  }
+  ~AsyncCopies() {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+  void copy(void *dst, const void *src, size_t n) {
+    const unsigned char *b = static_cast<const unsigned char *>(src);
+    push(Op{static_cast<unsigned char *>(dst), std::vector<unsigned char>(b, b + n), 0, n});
+  }
+  void fill(void *dst, unsigned char byte, size_t n) {
+    push(Op{static_cast<unsigned char *>(dst), {}, byte, n});
+  }
+  void drain() {
+    std::unique_lock<std::mutex> g(m_);
+    cv_.wait(g, [this] { return q_.empty() && !busy_; });
+  }
+
+ private:
+  struct Op {
+    unsigned char *dst;
+    std::vector<unsigned char> data;  // empty: fill with `byte`
+    unsigned char byte;
+    size_t n;
+  };
+  void push(Op op) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      q_.push_back(std::move(op));
+    }
+    cv_.notify_all();
+  }
+  void run() {
+    std::unique_lock<std::mutex> g(m_);
+    for (;;) {
+      cv_.wait(g, [this] { return stop_ || !q_.empty(); });
+      if (q_.empty()) return;
+      Op op = std::move(q_.front());
+      q_.pop_front();
+      busy_ = true;
+      const unsigned us = max_us_ ? unsigned(rng_() % (max_us_ + 1)) : 0;
+      g.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
+      if (op.data.empty()) memset(op.dst, op.byte, op.n);
+      else memcpy(op.dst, op.data.data(), op.n);
+      g.lock();
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+  unsigned max_us_;
+  std::mt19937 rng_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Op> q_;
+  bool busy_ = false, stop_ = false;
+  std::thread worker_;
+};
+
+static AsyncCopies *async_copies() {
+  static AsyncCopies *q = [] {
+    const char *e = getenv("ROCSHMEM_TEST_ASYNC_COPIES");
+    return e && *e ? new AsyncCopies(unsigned(strtoul(e, nullptr, 0))) : nullptr;
+  }();
+  return q;
+}
+#endif
+
+void device_sync() {
+#if DT_GPU
+  hip_check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+#else
+  if (AsyncCopies *q = async_copies()) q->drain();
+#endif
+}
+
 void to_host(void *dst, const void *src, size_t bytes) {
 #if DT_GPU
   hip_check(hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost), "hipMemcpy D2H");
 #else
+  device_sync();  // a device-to-host copy waits for the stream's earlier work
   memcpy(dst, src, bytes);
 #endif
 }
@@ -94,7 +195,8 @@ void to_dev(void *dst, const void *src, size_t bytes) {
 #if DT_GPU
   hip_check(hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice), "hipMemcpy H2D");
 #else
-  memcpy(dst, src, bytes);
+  if (AsyncCopies *q = async_copies()) q->copy(dst, src, bytes);
+  else memcpy(dst, src, bytes);
 #endif
 }
 
@@ -102,7 +204,8 @@ void dev_zero(void *dev, size_t bytes) {
 #if DT_GPU
   hip_check(hipMemset(dev, 0, bytes), "hipMemset");
 #else
-  memset(dev, 0, bytes);
+  if (AsyncCopies *q = async_copies()) q->fill(dev, 0, bytes);
+  else memset(dev, 0, bytes);
 #endif
 }
 
@@ -126,7 +229,16 @@ void dev_fill(void *dev, size_t bytes, int pe, uint64_t salt) {
   to_dev(dev, h.data(), bytes);
 }
 
-void barrier() { rocshmem_barrier_all(); }
+// ROCSHMEM_TEST_BARRIER_NO_SYNC=1 leaves out the device_sync: the harness as it was before
+// 2026-12 (evidence runs and ctest device_async_copies_unsynced_np2 show what that breaks).
+void barrier() {
+  static const bool no_sync = [] {
+    const char *e = getenv("ROCSHMEM_TEST_BARRIER_NO_SYNC");
+    return e && *e && strcmp(e, "0") != 0;
+  }();
+  if (!no_sync) device_sync();
+  rocshmem_barrier_all();
+}
 
 unsigned wave_size() {
 #if DT_GPU
@@ -271,6 +383,7 @@ int main(int argc, char **argv) {
   dt_register_amo(tests);
   dt_register_sync(tests);
   dt_register_coll(tests);
+  dt_register_tile(tests);
 
   std::string which;
   int c;

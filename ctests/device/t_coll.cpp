@@ -849,6 +849,51 @@ void t_multi_team() {
   run_multi<SC_WAVE>();
 }
 
+// ---- misuse refused on every member alike (docs/reliability.md) ----------------------------
+// dest partly overlapping source (reduce, reduce_scatter, broadcast) and any overlap (fcollect,
+// alltoall) return ROCSHMEM_ERROR or write nothing; a destroyed team's handle, whose slot the
+// next team took, is a dead entry (team_n_pes -1, a reduction fails).
+__global__ void k_misuse(rocshmem_team_t world, rocshmem_team_t stale, int *buf, int n, int ns, dt_u64 *kerr) {
+  if (dt_bid() != 0) return;
+  rocshmem_ctx_t ctx = ROCSHMEM_CTX_DEFAULT;
+  int r[4];
+  r[0] = rocshmem_ctx_int_sum_reduce_wg(ctx, world, buf + 1, buf, n);
+  r[1] = rocshmem_ctx_int_sum_reduce_wg(ctx, world, buf, buf + 1, n);
+  r[2] = rocshmem_ctx_int_sum_reduce_scatter_wg(ctx, world, buf + 1, buf, ns);
+  r[3] = rocshmem_ctx_int_sum_reduce_wg(ctx, stale, buf + 2 * n, buf + 3 * n, 4);
+  rocshmem_ctx_int_broadcast_wg(ctx, world, buf + 1, buf, n, 0);
+  rocshmem_ctx_int_fcollect_wg(ctx, world, buf, buf, ns);
+  rocshmem_ctx_int_alltoall_wg(ctx, world, buf, buf, ns);
+  const int stale_n = rocshmem_team_n_pes(stale);
+  if (dt_tid() == 0) {
+    for (int k = 0; k < 4; ++k)
+      if (r[k] != ROCSHMEM_ERROR) dt_kfail(kerr, KC_RET, dt_u64(k), dt_u64(ROCSHMEM_ERROR), (dt_u64)(int64_t)r[k]);
+    if (stale_n != -1) dt_kfail(kerr, KC_RET, 10, dt_u64(-1), (dt_u64)(int64_t)stale_n);
+  }
+}
+
+void t_misuse() {
+  const int n = 4096, ns = n / dt::npes;
+  int *buf = dt::alloc_n<int>(4 * size_t(n));
+  // The stale handle: a team destroyed, and the next one in its slot.
+  rocshmem_team_t stale = ROCSHMEM_TEAM_INVALID, next = ROCSHMEM_TEAM_INVALID;
+  dt::checkf(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 1, dt::npes, nullptr, 0, &stale) == 0, "split");
+  rocshmem_team_destroy(stale);
+  dt::checkf(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 1, dt::npes, nullptr, 0, &next) == 0, "split");
+  dt::checkf(next != stale, "the next team has the destroyed team's handle");
+  std::vector<int> want(4 * size_t(n)), got(4 * size_t(n));
+  dt::fill(want.data(), want.size() * sizeof(int), dt::me, dt::next_salt());
+  dt::to_dev(buf, want.data(), want.size() * sizeof(int));
+  dt::barrier();
+  dt::launch(k_misuse, 1, dt::opt.z, dt::world.h, stale, buf, n, ns, dt::kerr);
+  dt::check_kernel("refused collectives");
+  dt::to_host(got.data(), buf, got.size() * sizeof(int));
+  dt::compare(got.data(), want.data(), got.size(), sizeof(int), "the buffer after the refused collectives");
+  dt::barrier();
+  rocshmem_team_destroy(next);
+  dt::release(buf);
+}
+
 void t_move_wg() { move_all<SC_WG>(); }
 void t_move_wave() { move_all<SC_WAVE>(); }
 void t_reduce_wg() { reduce_all<SC_WG>(); }
@@ -862,4 +907,5 @@ void dt_register_coll(std::vector<DtTest> &v) {
   v.push_back({"coll-reduce-wg", t_reduce_wg, true, "reduce (all ops, in place) and reduce_scatter _wg, 10 types"});
   v.push_back({"coll-multi-team", t_multi_team, true, "every work-group / wave runs collectives on its own team at once"});
   v.push_back({"coll-reduce-wave", t_reduce_wave, false, "reduce (all ops, in place) and reduce_scatter _wave, 10 types"});
+  v.push_back({"coll-misuse", t_misuse, true, "partly overlapping collectives and a destroyed team's handle refused"});
 }

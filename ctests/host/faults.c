@@ -249,7 +249,8 @@ static void supervise_once(const char *sc, int n, double timeout, uint64_t *rnd)
     status = 7;
   }
   if (strcmp(sc, "name-taken") == 0) {
-    /* PE `victim` will find its heap's name taken. */
+    /* PE `victim` will find its heap's name taken (names exist with the /dev/shm backing). */
+    setenv("ROCSHMEM_SHM_BACKING", "posix", 1);
     snprintf(decoy, sizeof decoy, "rocshmem-%016" PRIx64 "-%d", tag, victim);
     char path[128];
     snprintf(path, sizeof path, "/dev/shm/%s", decoy);

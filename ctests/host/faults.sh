@@ -5,14 +5,9 @@
 #   faults.sh <rocshmem-run> <faults program>
 # Each case runs `rocshmem-run -n N faults pe ACTION K STATUS` (see faults.c) under `timeout`.
 set -u
-# Where possible (root, unshare), run in a private mount namespace with an empty /dev/shm of
-# our own: then "nothing named rocshmem-* is left" can be checked exactly, whatever other jobs
-# on the machine do. Otherwise only this job's names (by its tag) are checked.
-if [ -z "${FAULTS_PRIVATE_SHM:-}" ] && command -v unshare >/dev/null 2>&1 &&
-  unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4g tmpfs /dev/shm' 2>/dev/null; then
-  exec unshare -m --propagation private env FAULTS_PRIVATE_SHM=1 \
-    sh -c 'mount -t tmpfs -o size=4g tmpfs /dev/shm && exec sh "$0" "$@"' "$0" "$@"
-fi
+# Where possible, in a private /dev/shm (PRIVATE_SHM=1); otherwise only this job's names (by its
+# tag) are checked.
+. "$(dirname "$0")/../common/private_shm.sh"
 RUN=$1
 PROG=$2
 : "${ROCSHMEM_BOOTSTRAP_TIMEOUT:=2}"
@@ -31,7 +26,7 @@ now_ms() { date +%s%3N; }
 
 # The job tag PE 0 printed; then no /dev/shm entry of that job may remain.
 check_shm() { # case-name
-  if [ -n "${FAULTS_PRIVATE_SHM:-}" ]; then
+  if [ -n "${PRIVATE_SHM:-}" ]; then
     left=$(ls /dev/shm 2>/dev/null | grep "^rocshmem-" || true)
   else
     tag=$(sed -n 's/^faults: job tag \([0-9a-f]*\)$/\1/p' "$TMP/out" | head -n1)
@@ -110,7 +105,7 @@ if [ "$fails" -gt 0 ]; then
   echo "faults.sh: $fails failure(s)" >&2
   exit 1
 fi
-if [ -n "${FAULTS_PRIVATE_SHM:-}" ]; then
+if [ -n "${PRIVATE_SHM:-}" ]; then
   echo "faults.sh: all launcher fault cases passed (private /dev/shm: checked for any rocshmem-* name)"
 else
   echo "faults.sh: all launcher fault cases passed (shared /dev/shm: checked per job tag)"

@@ -70,9 +70,11 @@ if [ -f "$work/prefix/lib/librocshmem_device.a" ]; then
     ar=$(sed -n 's/^ROCSHMEM_LLVM_AR:FILEPATH=//p' "$build/CMakeCache.txt")
     profile=$(sed -n 's/^ROCSHMEM_CARGO_PROFILE:STRING=//p' "$build/CMakeCache.txt")
     [ "$profile" = dev ] && profile=debug
+    objcopy=$(sed -n 's/^CMAKE_OBJCOPY:FILEPATH=//p' "$build/CMakeCache.txt")
     cmake -DCARGO_OUT="$build/cargo/${profile:-release}" -DSTAGE_LIB="$old/lib" -DMODE=REQUIRE -DNVIDIA=OFF \
-      -DAMD_DIR="$(cd "$ROCSHMEM_HIP_OLD_AMD_DIR" && pwd)" -DAR="$ar" -DOUT_CMAKE="$old/lib/cmake/rocshmem/rocshmem-amd.cmake" \
-      -P "$here/../../cmake/stage_amd.cmake" >/dev/null
+      -DAMD_DIR="$(cd "$ROCSHMEM_HIP_OLD_AMD_DIR" && pwd)" -DAR="$ar" -DOBJCOPY="${objcopy:-objcopy}" \
+      -DOUT_CMAKE="$old/lib/cmake/rocshmem/rocshmem-amd.cmake" -P "$here/../../cmake/stage_amd.cmake" >/dev/null
+    rm -f "$old/lib/.librocshmem-core.a"
     "$here/../amd/check_examples.sh" "$old" "$work/hip-examples-old" "${ROCSHMEM_HIP_OLD_ARCHES:-gfx90a;gfx908}"
   fi
 fi

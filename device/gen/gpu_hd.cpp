@@ -4,814 +4,814 @@
 
 #if ROCSHMEM_GPU_DEVICE_PASS
 namespace rocshmem {
-ROCSHMEM_HD_API int rocshmem_my_pe() { return device::rocshmem_my_pe(); }
-ROCSHMEM_HD_API int rocshmem_n_pes() { return device::rocshmem_n_pes(); }
-ROCSHMEM_HD_API int rocshmem_team_my_pe(rocshmem_team_t team) { return device::rocshmem_team_my_pe(team); }
-ROCSHMEM_HD_API int rocshmem_team_n_pes(rocshmem_team_t team) { return device::rocshmem_team_n_pes(team); }
-ROCSHMEM_HD_API int rocshmem_team_translate_pe(rocshmem_team_t src_team, int src_pe, rocshmem_team_t dest_team) { return device::rocshmem_team_translate_pe(src_team, src_pe, dest_team); }
-ROCSHMEM_HD_API void * rocshmem_ptr(const void *dest, int pe) { return device::rocshmem_ptr(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_query_thread(int *provided) { device::rocshmem_query_thread(provided); }
-ROCSHMEM_HD_API void rocshmem_ctx_quiet(rocshmem_ctx_t ctx) { device::rocshmem_ctx_quiet(ctx); }
-ROCSHMEM_HD_API void rocshmem_quiet() { device::rocshmem_quiet(); }
-ROCSHMEM_HD_API void rocshmem_ctx_fence(rocshmem_ctx_t ctx) { device::rocshmem_ctx_fence(ctx); }
-ROCSHMEM_HD_API void rocshmem_fence() { device::rocshmem_fence(); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_put(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_ctx_float_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_float_put(float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_float_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_put(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_ctx_double_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_double_put(double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_double_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_char_put(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_ctx_char_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_char_put(char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_char_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_schar_put(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_ctx_schar_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_schar_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_short_put(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_ctx_short_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_short_put(short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_short_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_put(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_ctx_int_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int_put(int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_int_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_put(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_ctx_long_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_long_put(long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_long_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_put(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_ctx_longlong_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_longlong_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uchar_put(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_ctx_uchar_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_uchar_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ushort_put(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ctx_ushort_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ushort_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_put(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_ctx_uint_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_uint_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_put(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulong_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ulong_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulonglong_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ulonglong_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_half_put(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_ctx_half_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_half_put(__half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_half_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_ctx_bfloat16_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_put(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_bfloat16_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int8_put(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int8_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_int8_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int16_put(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int16_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_int16_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_put(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int32_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_int32_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_put(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int64_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_int64_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint8_put(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint8_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_uint8_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint16_put(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint16_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_uint16_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_put(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint32_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_uint32_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_put(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint64_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_uint64_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_put(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_ctx_size_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_size_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ctx_ptrdiff_put(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ptrdiff_put(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_ctx_putmem(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_putmem(void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_putmem(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_get(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_ctx_float_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_float_get(float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_float_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_get(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_ctx_double_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_double_get(double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_double_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_char_get(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_ctx_char_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_char_get(char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_char_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_schar_get(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_ctx_schar_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_schar_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_short_get(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_ctx_short_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_short_get(short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_short_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_get(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_ctx_int_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int_get(int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_int_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_get(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_ctx_long_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_long_get(long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_long_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_get(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_ctx_longlong_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_longlong_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uchar_get(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_ctx_uchar_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_uchar_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ushort_get(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ctx_ushort_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ushort_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_get(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_ctx_uint_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_uint_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_get(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulong_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ulong_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulonglong_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ulonglong_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_half_get(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_ctx_half_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_half_get(__half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_half_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_ctx_bfloat16_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_get(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_bfloat16_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int8_get(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int8_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_int8_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int16_get(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int16_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_int16_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_get(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int32_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_int32_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_get(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int64_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_int64_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint8_get(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint8_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_uint8_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint16_get(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint16_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_uint16_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_get(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint32_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_uint32_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_get(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint64_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_uint64_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_get(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_ctx_size_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_size_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ctx_ptrdiff_get(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ptrdiff_get(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_ctx_getmem(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_getmem(void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_getmem(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_put_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_ctx_float_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_float_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_put_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_ctx_double_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_double_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_char_put_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_ctx_char_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_char_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_schar_put_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_ctx_schar_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_schar_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_short_put_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_ctx_short_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_short_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_put_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_ctx_int_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_int_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_put_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_ctx_long_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_long_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_put_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_ctx_longlong_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_longlong_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uchar_put_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_ctx_uchar_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_uchar_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ushort_put_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ctx_ushort_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ushort_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_put_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_ctx_uint_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_uint_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_put_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulong_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ulong_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulonglong_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ulonglong_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_half_put_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_ctx_half_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_half_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_ctx_bfloat16_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_put_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_bfloat16_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int8_put_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int8_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_int8_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int16_put_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int16_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_int16_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_put_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int32_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_int32_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_put_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int64_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_int64_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint8_put_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint8_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_uint8_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint16_put_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint16_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_uint16_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_put_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint32_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_uint32_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_put_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint64_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_uint64_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_put_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_ctx_size_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_size_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ctx_ptrdiff_put_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ptrdiff_put_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_putmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_ctx_putmem_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_putmem_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_get_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_ctx_float_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe) { device::rocshmem_float_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_get_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_ctx_double_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe) { device::rocshmem_double_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_char_get_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_ctx_char_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe) { device::rocshmem_char_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_schar_get_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_ctx_schar_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { device::rocshmem_schar_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_short_get_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_ctx_short_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe) { device::rocshmem_short_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_get_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_ctx_int_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe) { device::rocshmem_int_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_get_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_ctx_long_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe) { device::rocshmem_long_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_get_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_ctx_longlong_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe) { device::rocshmem_longlong_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uchar_get_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_ctx_uchar_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { device::rocshmem_uchar_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ushort_get_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ctx_ushort_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { device::rocshmem_ushort_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_get_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_ctx_uint_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { device::rocshmem_uint_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_get_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulong_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { device::rocshmem_ulong_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ctx_ulonglong_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { device::rocshmem_ulonglong_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_half_get_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_ctx_half_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe) { device::rocshmem_half_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_ctx_bfloat16_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_get_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { device::rocshmem_bfloat16_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int8_get_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int8_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe) { device::rocshmem_int8_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int16_get_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int16_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe) { device::rocshmem_int16_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_get_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int32_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe) { device::rocshmem_int32_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_get_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_int64_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe) { device::rocshmem_int64_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint8_get_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint8_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { device::rocshmem_uint8_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint16_get_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint16_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { device::rocshmem_uint16_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_get_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint32_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { device::rocshmem_uint32_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_get_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_ctx_uint64_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { device::rocshmem_uint64_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_get_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_ctx_size_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe) { device::rocshmem_size_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ctx_ptrdiff_get_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { device::rocshmem_ptrdiff_get_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_getmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_ctx_getmem_nbi(ctx, dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe) { device::rocshmem_getmem_nbi(dest, source, nelems, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_p(rocshmem_ctx_t ctx, float *dest, float value, int pe) { device::rocshmem_ctx_float_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_float_p(float *dest, float value, int pe) { device::rocshmem_float_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_p(rocshmem_ctx_t ctx, double *dest, double value, int pe) { device::rocshmem_ctx_double_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_double_p(double *dest, double value, int pe) { device::rocshmem_double_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_char_p(rocshmem_ctx_t ctx, char *dest, char value, int pe) { device::rocshmem_ctx_char_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_char_p(char *dest, char value, int pe) { device::rocshmem_char_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_schar_p(rocshmem_ctx_t ctx, signed char *dest, signed char value, int pe) { device::rocshmem_ctx_schar_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_schar_p(signed char *dest, signed char value, int pe) { device::rocshmem_schar_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_short_p(rocshmem_ctx_t ctx, short *dest, short value, int pe) { device::rocshmem_ctx_short_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_short_p(short *dest, short value, int pe) { device::rocshmem_short_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_p(rocshmem_ctx_t ctx, int *dest, int value, int pe) { device::rocshmem_ctx_int_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int_p(int *dest, int value, int pe) { device::rocshmem_int_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_p(rocshmem_ctx_t ctx, long *dest, long value, int pe) { device::rocshmem_ctx_long_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_long_p(long *dest, long value, int pe) { device::rocshmem_long_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_p(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { device::rocshmem_ctx_longlong_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_p(long long *dest, long long value, int pe) { device::rocshmem_longlong_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uchar_p(rocshmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { device::rocshmem_ctx_uchar_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uchar_p(unsigned char *dest, unsigned char value, int pe) { device::rocshmem_uchar_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ushort_p(rocshmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { device::rocshmem_ctx_ushort_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ushort_p(unsigned short *dest, unsigned short value, int pe) { device::rocshmem_ushort_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_p(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_p(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_p(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_p(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_p(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_half_p(rocshmem_ctx_t ctx, __half *dest, __half value, int pe) { device::rocshmem_ctx_half_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_half_p(__half *dest, __half value, int pe) { device::rocshmem_half_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_p(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, __hip_bfloat16 value, int pe) { device::rocshmem_ctx_bfloat16_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_p(__hip_bfloat16 *dest, __hip_bfloat16 value, int pe) { device::rocshmem_bfloat16_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int8_p(rocshmem_ctx_t ctx, int8_t *dest, int8_t value, int pe) { device::rocshmem_ctx_int8_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int8_p(int8_t *dest, int8_t value, int pe) { device::rocshmem_int8_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int16_p(rocshmem_ctx_t ctx, int16_t *dest, int16_t value, int pe) { device::rocshmem_ctx_int16_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int16_p(int16_t *dest, int16_t value, int pe) { device::rocshmem_int16_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_p(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_p(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_p(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_p(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint8_p(rocshmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe) { device::rocshmem_ctx_uint8_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint8_p(uint8_t *dest, uint8_t value, int pe) { device::rocshmem_uint8_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint16_p(rocshmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe) { device::rocshmem_ctx_uint16_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint16_p(uint16_t *dest, uint16_t value, int pe) { device::rocshmem_uint16_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_p(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_p(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_p(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_p(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_p(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { device::rocshmem_ctx_size_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_size_p(size_t *dest, size_t value, int pe) { device::rocshmem_size_p(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_p(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ctx_ptrdiff_p(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ptrdiff_p(dest, value, pe); }
-ROCSHMEM_HD_API float rocshmem_ctx_float_g(rocshmem_ctx_t ctx, const float *source, int pe) { return device::rocshmem_ctx_float_g(ctx, source, pe); }
-ROCSHMEM_HD_API float rocshmem_float_g(const float *source, int pe) { return device::rocshmem_float_g(source, pe); }
-ROCSHMEM_HD_API double rocshmem_ctx_double_g(rocshmem_ctx_t ctx, const double *source, int pe) { return device::rocshmem_ctx_double_g(ctx, source, pe); }
-ROCSHMEM_HD_API double rocshmem_double_g(const double *source, int pe) { return device::rocshmem_double_g(source, pe); }
-ROCSHMEM_HD_API char rocshmem_ctx_char_g(rocshmem_ctx_t ctx, const char *source, int pe) { return device::rocshmem_ctx_char_g(ctx, source, pe); }
-ROCSHMEM_HD_API char rocshmem_char_g(const char *source, int pe) { return device::rocshmem_char_g(source, pe); }
-ROCSHMEM_HD_API signed char rocshmem_ctx_schar_g(rocshmem_ctx_t ctx, const signed char *source, int pe) { return device::rocshmem_ctx_schar_g(ctx, source, pe); }
-ROCSHMEM_HD_API signed char rocshmem_schar_g(const signed char *source, int pe) { return device::rocshmem_schar_g(source, pe); }
-ROCSHMEM_HD_API short rocshmem_ctx_short_g(rocshmem_ctx_t ctx, const short *source, int pe) { return device::rocshmem_ctx_short_g(ctx, source, pe); }
-ROCSHMEM_HD_API short rocshmem_short_g(const short *source, int pe) { return device::rocshmem_short_g(source, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_g(rocshmem_ctx_t ctx, const int *source, int pe) { return device::rocshmem_ctx_int_g(ctx, source, pe); }
-ROCSHMEM_HD_API int rocshmem_int_g(const int *source, int pe) { return device::rocshmem_int_g(source, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_g(rocshmem_ctx_t ctx, const long *source, int pe) { return device::rocshmem_ctx_long_g(ctx, source, pe); }
-ROCSHMEM_HD_API long rocshmem_long_g(const long *source, int pe) { return device::rocshmem_long_g(source, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_g(rocshmem_ctx_t ctx, const long long *source, int pe) { return device::rocshmem_ctx_longlong_g(ctx, source, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_g(const long long *source, int pe) { return device::rocshmem_longlong_g(source, pe); }
-ROCSHMEM_HD_API unsigned char rocshmem_ctx_uchar_g(rocshmem_ctx_t ctx, const unsigned char *source, int pe) { return device::rocshmem_ctx_uchar_g(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned char rocshmem_uchar_g(const unsigned char *source, int pe) { return device::rocshmem_uchar_g(source, pe); }
-ROCSHMEM_HD_API unsigned short rocshmem_ctx_ushort_g(rocshmem_ctx_t ctx, const unsigned short *source, int pe) { return device::rocshmem_ctx_ushort_g(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned short rocshmem_ushort_g(const unsigned short *source, int pe) { return device::rocshmem_ushort_g(source, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_g(rocshmem_ctx_t ctx, const unsigned int *source, int pe) { return device::rocshmem_ctx_uint_g(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_g(const unsigned int *source, int pe) { return device::rocshmem_uint_g(source, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_g(rocshmem_ctx_t ctx, const unsigned long *source, int pe) { return device::rocshmem_ctx_ulong_g(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_g(const unsigned long *source, int pe) { return device::rocshmem_ulong_g(source, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_g(rocshmem_ctx_t ctx, const unsigned long long *source, int pe) { return device::rocshmem_ctx_ulonglong_g(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_g(const unsigned long long *source, int pe) { return device::rocshmem_ulonglong_g(source, pe); }
-ROCSHMEM_HD_API __half rocshmem_ctx_half_g(rocshmem_ctx_t ctx, const __half *source, int pe) { return device::rocshmem_ctx_half_g(ctx, source, pe); }
-ROCSHMEM_HD_API __half rocshmem_half_g(const __half *source, int pe) { return device::rocshmem_half_g(source, pe); }
-ROCSHMEM_HD_API __hip_bfloat16 rocshmem_ctx_bfloat16_g(rocshmem_ctx_t ctx, const __hip_bfloat16 *source, int pe) { return device::rocshmem_ctx_bfloat16_g(ctx, source, pe); }
-ROCSHMEM_HD_API __hip_bfloat16 rocshmem_bfloat16_g(const __hip_bfloat16 *source, int pe) { return device::rocshmem_bfloat16_g(source, pe); }
-ROCSHMEM_HD_API int8_t rocshmem_ctx_int8_g(rocshmem_ctx_t ctx, const int8_t *source, int pe) { return device::rocshmem_ctx_int8_g(ctx, source, pe); }
-ROCSHMEM_HD_API int8_t rocshmem_int8_g(const int8_t *source, int pe) { return device::rocshmem_int8_g(source, pe); }
-ROCSHMEM_HD_API int16_t rocshmem_ctx_int16_g(rocshmem_ctx_t ctx, const int16_t *source, int pe) { return device::rocshmem_ctx_int16_g(ctx, source, pe); }
-ROCSHMEM_HD_API int16_t rocshmem_int16_g(const int16_t *source, int pe) { return device::rocshmem_int16_g(source, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_g(rocshmem_ctx_t ctx, const int32_t *source, int pe) { return device::rocshmem_ctx_int32_g(ctx, source, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_g(const int32_t *source, int pe) { return device::rocshmem_int32_g(source, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_g(rocshmem_ctx_t ctx, const int64_t *source, int pe) { return device::rocshmem_ctx_int64_g(ctx, source, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_g(const int64_t *source, int pe) { return device::rocshmem_int64_g(source, pe); }
-ROCSHMEM_HD_API uint8_t rocshmem_ctx_uint8_g(rocshmem_ctx_t ctx, const uint8_t *source, int pe) { return device::rocshmem_ctx_uint8_g(ctx, source, pe); }
-ROCSHMEM_HD_API uint8_t rocshmem_uint8_g(const uint8_t *source, int pe) { return device::rocshmem_uint8_g(source, pe); }
-ROCSHMEM_HD_API uint16_t rocshmem_ctx_uint16_g(rocshmem_ctx_t ctx, const uint16_t *source, int pe) { return device::rocshmem_ctx_uint16_g(ctx, source, pe); }
-ROCSHMEM_HD_API uint16_t rocshmem_uint16_g(const uint16_t *source, int pe) { return device::rocshmem_uint16_g(source, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_g(rocshmem_ctx_t ctx, const uint32_t *source, int pe) { return device::rocshmem_ctx_uint32_g(ctx, source, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_g(const uint32_t *source, int pe) { return device::rocshmem_uint32_g(source, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_g(rocshmem_ctx_t ctx, const uint64_t *source, int pe) { return device::rocshmem_ctx_uint64_g(ctx, source, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_g(const uint64_t *source, int pe) { return device::rocshmem_uint64_g(source, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_g(rocshmem_ctx_t ctx, const size_t *source, int pe) { return device::rocshmem_ctx_size_g(ctx, source, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_g(const size_t *source, int pe) { return device::rocshmem_size_g(source, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_g(rocshmem_ctx_t ctx, const ptrdiff_t *source, int pe) { return device::rocshmem_ctx_ptrdiff_g(ctx, source, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_g(const ptrdiff_t *source, int pe) { return device::rocshmem_ptrdiff_g(source, pe); }
-ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_fetch(rocshmem_ctx_t ctx, float *source, int pe) { return device::rocshmem_ctx_float_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API float rocshmem_float_atomic_fetch(float *source, int pe) { return device::rocshmem_float_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_fetch(rocshmem_ctx_t ctx, double *source, int pe) { return device::rocshmem_ctx_double_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API double rocshmem_double_atomic_fetch(double *source, int pe) { return device::rocshmem_double_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch(rocshmem_ctx_t ctx, int *source, int pe) { return device::rocshmem_ctx_int_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API int rocshmem_int_atomic_fetch(int *source, int pe) { return device::rocshmem_int_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch(rocshmem_ctx_t ctx, long *source, int pe) { return device::rocshmem_ctx_long_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API long rocshmem_long_atomic_fetch(long *source, int pe) { return device::rocshmem_long_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch(rocshmem_ctx_t ctx, long long *source, int pe) { return device::rocshmem_ctx_longlong_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch(long long *source, int pe) { return device::rocshmem_longlong_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch(rocshmem_ctx_t ctx, unsigned int *source, int pe) { return device::rocshmem_ctx_uint_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch(unsigned int *source, int pe) { return device::rocshmem_uint_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long *source, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch(unsigned long *source, int pe) { return device::rocshmem_ulong_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long long *source, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch(unsigned long long *source, int pe) { return device::rocshmem_ulonglong_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch(rocshmem_ctx_t ctx, int32_t *source, int pe) { return device::rocshmem_ctx_int32_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch(int32_t *source, int pe) { return device::rocshmem_int32_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch(rocshmem_ctx_t ctx, int64_t *source, int pe) { return device::rocshmem_ctx_int64_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch(int64_t *source, int pe) { return device::rocshmem_int64_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch(rocshmem_ctx_t ctx, uint32_t *source, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch(uint32_t *source, int pe) { return device::rocshmem_uint32_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch(rocshmem_ctx_t ctx, uint64_t *source, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch(uint64_t *source, int pe) { return device::rocshmem_uint64_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch(rocshmem_ctx_t ctx, size_t *source, int pe) { return device::rocshmem_ctx_size_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch(size_t *source, int pe) { return device::rocshmem_size_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch(rocshmem_ctx_t ctx, ptrdiff_t *source, int pe) { return device::rocshmem_ctx_ptrdiff_atomic_fetch(ctx, source, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch(ptrdiff_t *source, int pe) { return device::rocshmem_ptrdiff_atomic_fetch(source, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_float_atomic_set(rocshmem_ctx_t ctx, float *dest, float value, int pe) { device::rocshmem_ctx_float_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_float_atomic_set(float *dest, float value, int pe) { device::rocshmem_float_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_double_atomic_set(rocshmem_ctx_t ctx, double *dest, double value, int pe) { device::rocshmem_ctx_double_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_double_atomic_set(double *dest, double value, int pe) { device::rocshmem_double_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_set(rocshmem_ctx_t ctx, int *dest, int value, int pe) { device::rocshmem_ctx_int_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int_atomic_set(int *dest, int value, int pe) { device::rocshmem_int_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_set(rocshmem_ctx_t ctx, long *dest, long value, int pe) { device::rocshmem_ctx_long_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_long_atomic_set(long *dest, long value, int pe) { device::rocshmem_long_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_set(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { device::rocshmem_ctx_longlong_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_atomic_set(long long *dest, long long value, int pe) { device::rocshmem_longlong_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_set(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_set(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_set(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_set(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_set(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_set(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_set(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_set(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { device::rocshmem_ctx_size_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_size_atomic_set(size_t *dest, size_t value, int pe) { device::rocshmem_size_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_set(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ctx_ptrdiff_atomic_set(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ptrdiff_atomic_set(dest, value, pe); }
-ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_swap(rocshmem_ctx_t ctx, float *dest, float value, int pe) { return device::rocshmem_ctx_float_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API float rocshmem_float_atomic_swap(float *dest, float value, int pe) { return device::rocshmem_float_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_swap(rocshmem_ctx_t ctx, double *dest, double value, int pe) { return device::rocshmem_ctx_double_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API double rocshmem_double_atomic_swap(double *dest, double value, int pe) { return device::rocshmem_double_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_swap(rocshmem_ctx_t ctx, int *dest, int value, int pe) { return device::rocshmem_ctx_int_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int rocshmem_int_atomic_swap(int *dest, int value, int pe) { return device::rocshmem_int_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_swap(rocshmem_ctx_t ctx, long *dest, long value, int pe) { return device::rocshmem_ctx_long_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API long rocshmem_long_atomic_swap(long *dest, long value, int pe) { return device::rocshmem_long_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_swap(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { return device::rocshmem_ctx_longlong_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_atomic_swap(long long *dest, long long value, int pe) { return device::rocshmem_longlong_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_uint_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe) { return device::rocshmem_int32_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe) { return device::rocshmem_int64_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_swap(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { return device::rocshmem_ctx_size_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_atomic_swap(size_t *dest, size_t value, int pe) { return device::rocshmem_size_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { return device::rocshmem_ctx_ptrdiff_atomic_swap(ctx, dest, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) { return device::rocshmem_ptrdiff_atomic_swap(dest, value, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_compare_swap(rocshmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return device::rocshmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API int rocshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) { return device::rocshmem_int_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_compare_swap(rocshmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return device::rocshmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API long rocshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) { return device::rocshmem_long_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_compare_swap(rocshmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return device::rocshmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return device::rocshmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return device::rocshmem_uint_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_compare_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) { return device::rocshmem_int32_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_compare_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) { return device::rocshmem_int64_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_compare_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_compare_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_compare_swap(rocshmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe) { return device::rocshmem_ctx_size_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) { return device::rocshmem_size_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_compare_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return device::rocshmem_ctx_ptrdiff_atomic_compare_swap(ctx, dest, cond, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return device::rocshmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_inc(rocshmem_ctx_t ctx, int *dest, int pe) { return device::rocshmem_ctx_int_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_inc(int *dest, int pe) { return device::rocshmem_int_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_inc(rocshmem_ctx_t ctx, long *dest, int pe) { return device::rocshmem_ctx_long_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_inc(long *dest, int pe) { return device::rocshmem_long_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_inc(rocshmem_ctx_t ctx, long long *dest, int pe) { return device::rocshmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_inc(long long *dest, int pe) { return device::rocshmem_longlong_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe) { return device::rocshmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) { return device::rocshmem_uint_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) { return device::rocshmem_ulong_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) { return device::rocshmem_ulonglong_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe) { return device::rocshmem_ctx_int32_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_inc(int32_t *dest, int pe) { return device::rocshmem_int32_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe) { return device::rocshmem_ctx_int64_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_inc(int64_t *dest, int pe) { return device::rocshmem_int64_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) { return device::rocshmem_uint32_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) { return device::rocshmem_uint64_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_inc(rocshmem_ctx_t ctx, size_t *dest, int pe) { return device::rocshmem_ctx_size_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_inc(size_t *dest, int pe) { return device::rocshmem_size_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe) { return device::rocshmem_ctx_ptrdiff_atomic_fetch_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) { return device::rocshmem_ptrdiff_atomic_fetch_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_inc(rocshmem_ctx_t ctx, int *dest, int pe) { device::rocshmem_ctx_int_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_int_atomic_inc(int *dest, int pe) { device::rocshmem_int_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_inc(rocshmem_ctx_t ctx, long *dest, int pe) { device::rocshmem_ctx_long_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_long_atomic_inc(long *dest, int pe) { device::rocshmem_long_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_inc(rocshmem_ctx_t ctx, long long *dest, int pe) { device::rocshmem_ctx_longlong_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_atomic_inc(long long *dest, int pe) { device::rocshmem_longlong_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe) { device::rocshmem_ctx_uint_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_inc(unsigned int *dest, int pe) { device::rocshmem_uint_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe) { device::rocshmem_ctx_ulong_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_inc(unsigned long *dest, int pe) { device::rocshmem_ulong_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe) { device::rocshmem_ctx_ulonglong_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) { device::rocshmem_ulonglong_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe) { device::rocshmem_ctx_int32_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_inc(int32_t *dest, int pe) { device::rocshmem_int32_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe) { device::rocshmem_ctx_int64_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_inc(int64_t *dest, int pe) { device::rocshmem_int64_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe) { device::rocshmem_ctx_uint32_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_inc(uint32_t *dest, int pe) { device::rocshmem_uint32_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe) { device::rocshmem_ctx_uint64_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_inc(uint64_t *dest, int pe) { device::rocshmem_uint64_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_inc(rocshmem_ctx_t ctx, size_t *dest, int pe) { device::rocshmem_ctx_size_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_size_atomic_inc(size_t *dest, int pe) { device::rocshmem_size_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe) { device::rocshmem_ctx_ptrdiff_atomic_inc(ctx, dest, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) { device::rocshmem_ptrdiff_atomic_inc(dest, pe); }
-ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_add(rocshmem_ctx_t ctx, int *dest, int value, int pe) { return device::rocshmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_add(int *dest, int value, int pe) { return device::rocshmem_int_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_add(rocshmem_ctx_t ctx, long *dest, long value, int pe) { return device::rocshmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_add(long *dest, long value, int pe) { return device::rocshmem_long_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { return device::rocshmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) { return device::rocshmem_longlong_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_uint_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) { return device::rocshmem_int32_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) { return device::rocshmem_int64_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { return device::rocshmem_ctx_size_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) { return device::rocshmem_size_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { return device::rocshmem_ctx_ptrdiff_atomic_fetch_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { return device::rocshmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_add(rocshmem_ctx_t ctx, int *dest, int value, int pe) { device::rocshmem_ctx_int_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int_atomic_add(int *dest, int value, int pe) { device::rocshmem_int_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_add(rocshmem_ctx_t ctx, long *dest, long value, int pe) { device::rocshmem_ctx_long_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_long_atomic_add(long *dest, long value, int pe) { device::rocshmem_long_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { device::rocshmem_ctx_longlong_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_longlong_atomic_add(long long *dest, long long value, int pe) { device::rocshmem_longlong_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { device::rocshmem_ctx_size_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_size_atomic_add(size_t *dest, size_t value, int pe) { device::rocshmem_size_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ctx_ptrdiff_atomic_add(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { device::rocshmem_ptrdiff_atomic_add(dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_uint_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) { return device::rocshmem_int32_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) { return device::rocshmem_int64_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_fetch_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_atomic_and(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_atomic_and(dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_uint_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) { return device::rocshmem_int32_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) { return device::rocshmem_int64_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_fetch_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_atomic_or(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_atomic_or(dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return device::rocshmem_uint_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return device::rocshmem_ulong_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return device::rocshmem_ulonglong_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return device::rocshmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { return device::rocshmem_int32_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return device::rocshmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return device::rocshmem_int64_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_ctx_uint32_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) { return device::rocshmem_uint32_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_ctx_uint64_atomic_fetch_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) { return device::rocshmem_uint64_atomic_fetch_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { device::rocshmem_ctx_uint_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) { device::rocshmem_uint_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ctx_ulong_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) { device::rocshmem_ulong_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ctx_ulonglong_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { device::rocshmem_ulonglong_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { device::rocshmem_ctx_int32_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) { device::rocshmem_int32_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { device::rocshmem_ctx_int64_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) { device::rocshmem_int64_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { device::rocshmem_ctx_uint32_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) { device::rocshmem_uint32_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { device::rocshmem_ctx_uint64_atomic_xor(ctx, dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) { device::rocshmem_uint64_atomic_xor(dest, value, pe); }
-ROCSHMEM_HD_API void rocshmem_float_wait_until(float *ivars, int cmp, float val) { device::rocshmem_float_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_double_wait_until(double *ivars, int cmp, double val) { device::rocshmem_double_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_char_wait_until(char *ivars, int cmp, char val) { device::rocshmem_char_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_schar_wait_until(signed char *ivars, int cmp, signed char val) { device::rocshmem_schar_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_short_wait_until(short *ivars, int cmp, short val) { device::rocshmem_short_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int_wait_until(int *ivars, int cmp, int val) { device::rocshmem_int_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_long_wait_until(long *ivars, int cmp, long val) { device::rocshmem_long_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_longlong_wait_until(long long *ivars, int cmp, long long val) { device::rocshmem_longlong_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uchar_wait_until(unsigned char *ivars, int cmp, unsigned char val) { device::rocshmem_uchar_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ushort_wait_until(unsigned short *ivars, int cmp, unsigned short val) { device::rocshmem_ushort_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint_wait_until(unsigned int *ivars, int cmp, unsigned int val) { device::rocshmem_uint_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ulong_wait_until(unsigned long *ivars, int cmp, unsigned long val) { device::rocshmem_ulong_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until(unsigned long long *ivars, int cmp, unsigned long long val) { device::rocshmem_ulonglong_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_half_wait_until(__half *ivars, int cmp, __half val) { device::rocshmem_half_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val) { device::rocshmem_bfloat16_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int8_wait_until(int8_t *ivars, int cmp, int8_t val) { device::rocshmem_int8_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int16_wait_until(int16_t *ivars, int cmp, int16_t val) { device::rocshmem_int16_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int32_wait_until(int32_t *ivars, int cmp, int32_t val) { device::rocshmem_int32_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int64_wait_until(int64_t *ivars, int cmp, int64_t val) { device::rocshmem_int64_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint8_wait_until(uint8_t *ivars, int cmp, uint8_t val) { device::rocshmem_uint8_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint16_wait_until(uint16_t *ivars, int cmp, uint16_t val) { device::rocshmem_uint16_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint32_wait_until(uint32_t *ivars, int cmp, uint32_t val) { device::rocshmem_uint32_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint64_wait_until(uint64_t *ivars, int cmp, uint64_t val) { device::rocshmem_uint64_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_size_wait_until(size_t *ivars, int cmp, size_t val) { device::rocshmem_size_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until(ptrdiff_t *ivars, int cmp, ptrdiff_t val) { device::rocshmem_ptrdiff_wait_until(ivars, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any(float *ivars, size_t nelems, const int *status, int cmp, float val) { return device::rocshmem_float_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any(double *ivars, size_t nelems, const int *status, int cmp, double val) { return device::rocshmem_double_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any(char *ivars, size_t nelems, const int *status, int cmp, char val) { return device::rocshmem_char_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val) { return device::rocshmem_schar_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short val) { return device::rocshmem_short_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int val) { return device::rocshmem_int_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long val) { return device::rocshmem_long_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long val) { return device::rocshmem_longlong_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val) { return device::rocshmem_uchar_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val) { return device::rocshmem_ushort_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val) { return device::rocshmem_uint_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val) { return device::rocshmem_ulong_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val) { return device::rocshmem_ulonglong_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any(__half *ivars, size_t nelems, const int *status, int cmp, __half val) { return device::rocshmem_half_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val) { return device::rocshmem_bfloat16_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val) { return device::rocshmem_int8_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val) { return device::rocshmem_int16_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val) { return device::rocshmem_int32_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val) { return device::rocshmem_int64_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val) { return device::rocshmem_uint8_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val) { return device::rocshmem_uint16_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val) { return device::rocshmem_uint32_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val) { return device::rocshmem_uint64_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val) { return device::rocshmem_size_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val) { return device::rocshmem_ptrdiff_wait_until_any(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_float_wait_until_all(float *ivars, size_t nelems, const int *status, int cmp, float val) { device::rocshmem_float_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_double_wait_until_all(double *ivars, size_t nelems, const int *status, int cmp, double val) { device::rocshmem_double_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_char_wait_until_all(char *ivars, size_t nelems, const int *status, int cmp, char val) { device::rocshmem_char_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_schar_wait_until_all(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val) { device::rocshmem_schar_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short val) { device::rocshmem_short_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int val) { device::rocshmem_int_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long val) { device::rocshmem_long_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long val) { device::rocshmem_longlong_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val) { device::rocshmem_uchar_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val) { device::rocshmem_ushort_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val) { device::rocshmem_uint_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val) { device::rocshmem_ulong_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val) { device::rocshmem_ulonglong_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_half_wait_until_all(__half *ivars, size_t nelems, const int *status, int cmp, __half val) { device::rocshmem_half_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val) { device::rocshmem_bfloat16_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int8_wait_until_all(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val) { device::rocshmem_int8_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int16_wait_until_all(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val) { device::rocshmem_int16_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val) { device::rocshmem_int32_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val) { device::rocshmem_int64_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val) { device::rocshmem_uint8_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val) { device::rocshmem_uint16_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val) { device::rocshmem_uint32_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val) { device::rocshmem_uint64_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val) { device::rocshmem_size_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val) { device::rocshmem_ptrdiff_wait_until_all(ivars, nelems, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float val) { return device::rocshmem_float_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double val) { return device::rocshmem_double_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char val) { return device::rocshmem_char_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char val) { return device::rocshmem_schar_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short val) { return device::rocshmem_short_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int val) { return device::rocshmem_int_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long val) { return device::rocshmem_long_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long val) { return device::rocshmem_longlong_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char val) { return device::rocshmem_uchar_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short val) { return device::rocshmem_ushort_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int val) { return device::rocshmem_uint_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long val) { return device::rocshmem_ulong_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long val) { return device::rocshmem_ulonglong_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half val) { return device::rocshmem_half_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 val) { return device::rocshmem_bfloat16_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t val) { return device::rocshmem_int8_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t val) { return device::rocshmem_int16_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t val) { return device::rocshmem_int32_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t val) { return device::rocshmem_int64_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t val) { return device::rocshmem_uint8_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t val) { return device::rocshmem_uint16_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t val) { return device::rocshmem_uint32_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t val) { return device::rocshmem_uint64_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t val) { return device::rocshmem_size_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t val) { return device::rocshmem_ptrdiff_wait_until_some(ivars, nelems, indices, status, cmp, val); }
-ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals) { return device::rocshmem_float_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals) { return device::rocshmem_double_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals) { return device::rocshmem_char_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals) { return device::rocshmem_schar_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals) { return device::rocshmem_short_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals) { return device::rocshmem_int_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals) { return device::rocshmem_long_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals) { return device::rocshmem_longlong_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals) { return device::rocshmem_uchar_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals) { return device::rocshmem_ushort_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals) { return device::rocshmem_uint_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals) { return device::rocshmem_ulong_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals) { return device::rocshmem_ulonglong_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals) { return device::rocshmem_half_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals) { return device::rocshmem_bfloat16_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals) { return device::rocshmem_int8_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals) { return device::rocshmem_int16_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals) { return device::rocshmem_int32_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals) { return device::rocshmem_int64_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals) { return device::rocshmem_uint8_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals) { return device::rocshmem_uint16_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals) { return device::rocshmem_uint32_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals) { return device::rocshmem_uint64_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals) { return device::rocshmem_size_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals) { return device::rocshmem_ptrdiff_wait_until_any_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_float_wait_until_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals) { device::rocshmem_float_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_double_wait_until_all_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals) { device::rocshmem_double_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_char_wait_until_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals) { device::rocshmem_char_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_schar_wait_until_all_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals) { device::rocshmem_schar_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals) { device::rocshmem_short_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals) { device::rocshmem_int_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals) { device::rocshmem_long_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals) { device::rocshmem_longlong_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals) { device::rocshmem_uchar_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals) { device::rocshmem_ushort_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals) { device::rocshmem_uint_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals) { device::rocshmem_ulong_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals) { device::rocshmem_ulonglong_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_half_wait_until_all_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals) { device::rocshmem_half_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals) { device::rocshmem_bfloat16_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_int8_wait_until_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals) { device::rocshmem_int8_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_int16_wait_until_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals) { device::rocshmem_int16_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals) { device::rocshmem_int32_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals) { device::rocshmem_int64_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals) { device::rocshmem_uint8_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals) { device::rocshmem_uint16_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals) { device::rocshmem_uint32_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals) { device::rocshmem_uint64_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals) { device::rocshmem_size_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals) { device::rocshmem_ptrdiff_wait_until_all_vector(ivars, nelems, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *vals) { return device::rocshmem_float_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some_vector(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double *vals) { return device::rocshmem_double_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *vals) { return device::rocshmem_char_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some_vector(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char *vals) { return device::rocshmem_schar_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *vals) { return device::rocshmem_short_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *vals) { return device::rocshmem_int_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *vals) { return device::rocshmem_long_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *vals) { return device::rocshmem_longlong_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some_vector(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char *vals) { return device::rocshmem_uchar_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *vals) { return device::rocshmem_ushort_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *vals) { return device::rocshmem_uint_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *vals) { return device::rocshmem_ulong_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *vals) { return device::rocshmem_ulonglong_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some_vector(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half *vals) { return device::rocshmem_half_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some_vector(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 *vals) { return device::rocshmem_bfloat16_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *vals) { return device::rocshmem_int8_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *vals) { return device::rocshmem_int16_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *vals) { return device::rocshmem_int32_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *vals) { return device::rocshmem_int64_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *vals) { return device::rocshmem_uint8_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *vals) { return device::rocshmem_uint16_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *vals) { return device::rocshmem_uint32_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *vals) { return device::rocshmem_uint64_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *vals) { return device::rocshmem_size_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *vals) { return device::rocshmem_ptrdiff_wait_until_some_vector(ivars, nelems, indices, status, cmp, vals); }
-ROCSHMEM_HD_API int rocshmem_float_test(float *ivars, int cmp, float val) { return device::rocshmem_float_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_double_test(double *ivars, int cmp, double val) { return device::rocshmem_double_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_char_test(char *ivars, int cmp, char val) { return device::rocshmem_char_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_schar_test(signed char *ivars, int cmp, signed char val) { return device::rocshmem_schar_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_short_test(short *ivars, int cmp, short val) { return device::rocshmem_short_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_int_test(int *ivars, int cmp, int val) { return device::rocshmem_int_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_long_test(long *ivars, int cmp, long val) { return device::rocshmem_long_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_longlong_test(long long *ivars, int cmp, long long val) { return device::rocshmem_longlong_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uchar_test(unsigned char *ivars, int cmp, unsigned char val) { return device::rocshmem_uchar_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_ushort_test(unsigned short *ivars, int cmp, unsigned short val) { return device::rocshmem_ushort_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uint_test(unsigned int *ivars, int cmp, unsigned int val) { return device::rocshmem_uint_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_ulong_test(unsigned long *ivars, int cmp, unsigned long val) { return device::rocshmem_ulong_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_ulonglong_test(unsigned long long *ivars, int cmp, unsigned long long val) { return device::rocshmem_ulonglong_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_half_test(__half *ivars, int cmp, __half val) { return device::rocshmem_half_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_bfloat16_test(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val) { return device::rocshmem_bfloat16_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_int8_test(int8_t *ivars, int cmp, int8_t val) { return device::rocshmem_int8_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_int16_test(int16_t *ivars, int cmp, int16_t val) { return device::rocshmem_int16_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_int32_test(int32_t *ivars, int cmp, int32_t val) { return device::rocshmem_int32_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_int64_test(int64_t *ivars, int cmp, int64_t val) { return device::rocshmem_int64_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uint8_test(uint8_t *ivars, int cmp, uint8_t val) { return device::rocshmem_uint8_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uint16_test(uint16_t *ivars, int cmp, uint16_t val) { return device::rocshmem_uint16_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uint32_test(uint32_t *ivars, int cmp, uint32_t val) { return device::rocshmem_uint32_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_uint64_test(uint64_t *ivars, int cmp, uint64_t val) { return device::rocshmem_uint64_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_size_test(size_t *ivars, int cmp, size_t val) { return device::rocshmem_size_test(ivars, cmp, val); }
-ROCSHMEM_HD_API int rocshmem_ptrdiff_test(ptrdiff_t *ivars, int cmp, ptrdiff_t val) { return device::rocshmem_ptrdiff_test(ivars, cmp, val); }
-ROCSHMEM_HD_API void rocshmem_barrier_all() { device::rocshmem_barrier_all(); }
-ROCSHMEM_HD_API void rocshmem_sync_all() { device::rocshmem_sync_all(); }
+ROCSHMEM_HD_API int rocshmem_my_pe() { return dev::my_pe(dev::default_handle()); }
+ROCSHMEM_HD_API int rocshmem_n_pes() { return dev::n_pes(dev::default_handle()); }
+ROCSHMEM_HD_API int rocshmem_team_my_pe(rocshmem_team_t team) { return dev::team_my_pe(team); }
+ROCSHMEM_HD_API int rocshmem_team_n_pes(rocshmem_team_t team) { return dev::team_n_pes(team); }
+ROCSHMEM_HD_API int rocshmem_team_translate_pe(rocshmem_team_t src_team, int src_pe, rocshmem_team_t dest_team) { return dev::team_translate_pe(src_team, src_pe, dest_team); }
+ROCSHMEM_HD_API void * rocshmem_ptr(const void *dest, int pe) { return dev::ptr(dest, pe); }
+ROCSHMEM_HD_API void rocshmem_query_thread(int *provided) { dev::query_thread(provided); }
+ROCSHMEM_HD_API void rocshmem_ctx_quiet(rocshmem_ctx_t ctx) { dev::quiet(ctx); }
+ROCSHMEM_HD_API void rocshmem_quiet() { dev::quiet(dev::default_handle()); }
+ROCSHMEM_HD_API void rocshmem_ctx_fence(rocshmem_ctx_t ctx) { dev::fence(ctx); }
+ROCSHMEM_HD_API void rocshmem_fence() { dev::fence(dev::default_handle()); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_put(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { dev::put<float, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_float_put(float *dest, const float *source, size_t nelems, int pe) { dev::put<float, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_put(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { dev::put<double, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_double_put(double *dest, const double *source, size_t nelems, int pe) { dev::put<double, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_char_put(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { dev::put<char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_char_put(char *dest, const char *source, size_t nelems, int pe) { dev::put<char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_schar_put(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { dev::put<signed char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe) { dev::put<signed char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_short_put(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { dev::put<short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_short_put(short *dest, const short *source, size_t nelems, int pe) { dev::put<short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_put(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { dev::put<int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int_put(int *dest, const int *source, size_t nelems, int pe) { dev::put<int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_put(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { dev::put<long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_long_put(long *dest, const long *source, size_t nelems, int pe) { dev::put<long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_put(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { dev::put<long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe) { dev::put<long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_put(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::put<unsigned char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::put<unsigned char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_put(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::put<unsigned short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::put<unsigned short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_put(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::put<unsigned int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::put<unsigned int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_put(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::put<unsigned long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::put<unsigned long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::put<unsigned long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::put<unsigned long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_half_put(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { dev::put<__half, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_half_put(__half *dest, const __half *source, size_t nelems, int pe) { dev::put<__half, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::put<__hip_bfloat16, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_put(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::put<__hip_bfloat16, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int8_put(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::put<int8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::put<int8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int16_put(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::put<int16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::put<int16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_put(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::put<int32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::put<int32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_put(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::put<int64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::put<int64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_put(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::put<uint8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::put<uint8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_put(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::put<uint16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::put<uint16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_put(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::put<uint32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::put<uint32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_put(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::put<uint64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::put<uint64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_put(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { dev::put<size_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe) { dev::put<size_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::put<ptrdiff_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::put<ptrdiff_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { dev::putmem<dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_putmem(void *dest, const void *source, size_t nelems, int pe) { dev::putmem<dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_get(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { dev::get<float, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_float_get(float *dest, const float *source, size_t nelems, int pe) { dev::get<float, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_get(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { dev::get<double, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_double_get(double *dest, const double *source, size_t nelems, int pe) { dev::get<double, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_char_get(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { dev::get<char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_char_get(char *dest, const char *source, size_t nelems, int pe) { dev::get<char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_schar_get(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { dev::get<signed char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe) { dev::get<signed char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_short_get(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { dev::get<short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_short_get(short *dest, const short *source, size_t nelems, int pe) { dev::get<short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_get(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { dev::get<int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int_get(int *dest, const int *source, size_t nelems, int pe) { dev::get<int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_get(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { dev::get<long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_long_get(long *dest, const long *source, size_t nelems, int pe) { dev::get<long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_get(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { dev::get<long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe) { dev::get<long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_get(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::get<unsigned char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::get<unsigned char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_get(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::get<unsigned short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::get<unsigned short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_get(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::get<unsigned int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::get<unsigned int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_get(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::get<unsigned long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::get<unsigned long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::get<unsigned long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::get<unsigned long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_half_get(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { dev::get<__half, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_half_get(__half *dest, const __half *source, size_t nelems, int pe) { dev::get<__half, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::get<__hip_bfloat16, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_get(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::get<__hip_bfloat16, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int8_get(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::get<int8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::get<int8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int16_get(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::get<int16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::get<int16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_get(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::get<int32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::get<int32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_get(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::get<int64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::get<int64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_get(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::get<uint8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::get<uint8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_get(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::get<uint16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::get<uint16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_get(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::get<uint32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::get<uint32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_get(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::get<uint64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::get<uint64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_get(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { dev::get<size_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe) { dev::get<size_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::get<ptrdiff_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::get<ptrdiff_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { dev::getmem<dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_getmem(void *dest, const void *source, size_t nelems, int pe) { dev::getmem<dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_put_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { dev::put<float, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe) { dev::put<float, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_put_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { dev::put<double, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe) { dev::put<double, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_char_put_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { dev::put<char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe) { dev::put<char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_schar_put_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { dev::put<signed char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { dev::put<signed char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_short_put_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { dev::put<short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe) { dev::put<short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_put_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { dev::put<int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe) { dev::put<int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_put_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { dev::put<long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe) { dev::put<long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_put_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { dev::put<long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe) { dev::put<long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_put_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::put<unsigned char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::put<unsigned char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_put_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::put<unsigned short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::put<unsigned short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_put_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::put<unsigned int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::put<unsigned int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_put_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::put<unsigned long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::put<unsigned long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_put_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::put<unsigned long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::put<unsigned long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_half_put_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { dev::put<__half, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_half_put_nbi(__half *dest, const __half *source, size_t nelems, int pe) { dev::put<__half, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_put_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::put<__hip_bfloat16, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_put_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::put<__hip_bfloat16, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int8_put_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::put<int8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::put<int8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int16_put_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::put<int16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::put<int16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_put_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::put<int32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::put<int32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_put_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::put<int64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::put<int64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_put_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::put<uint8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::put<uint8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_put_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::put<uint16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::put<uint16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_put_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::put<uint32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::put<uint32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_put_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::put<uint64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::put<uint64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_put_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { dev::put<size_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe) { dev::put<size_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_put_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::put<ptrdiff_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::put<ptrdiff_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_putmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { dev::putmem<dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe) { dev::putmem<dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_get_nbi(rocshmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { dev::get<float, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe) { dev::get<float, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_get_nbi(rocshmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { dev::get<double, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe) { dev::get<double, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_char_get_nbi(rocshmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { dev::get<char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe) { dev::get<char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_schar_get_nbi(rocshmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { dev::get<signed char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { dev::get<signed char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_short_get_nbi(rocshmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { dev::get<short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe) { dev::get<short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_get_nbi(rocshmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { dev::get<int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe) { dev::get<int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_get_nbi(rocshmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { dev::get<long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe) { dev::get<long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_get_nbi(rocshmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { dev::get<long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe) { dev::get<long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_get_nbi(rocshmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::get<unsigned char, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { dev::get<unsigned char, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_get_nbi(rocshmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::get<unsigned short, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { dev::get<unsigned short, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_get_nbi(rocshmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::get<unsigned int, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { dev::get<unsigned int, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_get_nbi(rocshmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::get<unsigned long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { dev::get<unsigned long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_get_nbi(rocshmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::get<unsigned long long, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { dev::get<unsigned long long, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_half_get_nbi(rocshmem_ctx_t ctx, __half *dest, const __half *source, size_t nelems, int pe) { dev::get<__half, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_half_get_nbi(__half *dest, const __half *source, size_t nelems, int pe) { dev::get<__half, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_get_nbi(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::get<__hip_bfloat16, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_get_nbi(__hip_bfloat16 *dest, const __hip_bfloat16 *source, size_t nelems, int pe) { dev::get<__hip_bfloat16, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int8_get_nbi(rocshmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::get<int8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe) { dev::get<int8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int16_get_nbi(rocshmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::get<int16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe) { dev::get<int16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_get_nbi(rocshmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::get<int32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe) { dev::get<int32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_get_nbi(rocshmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::get<int64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe) { dev::get<int64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_get_nbi(rocshmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::get<uint8_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { dev::get<uint8_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_get_nbi(rocshmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::get<uint16_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { dev::get<uint16_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_get_nbi(rocshmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::get<uint32_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { dev::get<uint32_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_get_nbi(rocshmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::get<uint64_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { dev::get<uint64_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_get_nbi(rocshmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { dev::get<size_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe) { dev::get<size_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_get_nbi(rocshmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::get<ptrdiff_t, dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { dev::get<ptrdiff_t, dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_getmem_nbi(rocshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { dev::getmem<dev::Grp::thread>(ctx, dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe) { dev::getmem<dev::Grp::thread>(dev::default_handle(), dest, source, nelems, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_p(rocshmem_ctx_t ctx, float *dest, float value, int pe) { dev::p<float>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_float_p(float *dest, float value, int pe) { dev::p<float>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_p(rocshmem_ctx_t ctx, double *dest, double value, int pe) { dev::p<double>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_double_p(double *dest, double value, int pe) { dev::p<double>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_char_p(rocshmem_ctx_t ctx, char *dest, char value, int pe) { dev::p<char>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_char_p(char *dest, char value, int pe) { dev::p<char>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_schar_p(rocshmem_ctx_t ctx, signed char *dest, signed char value, int pe) { dev::p<signed char>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_schar_p(signed char *dest, signed char value, int pe) { dev::p<signed char>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_short_p(rocshmem_ctx_t ctx, short *dest, short value, int pe) { dev::p<short>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_short_p(short *dest, short value, int pe) { dev::p<short>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_p(rocshmem_ctx_t ctx, int *dest, int value, int pe) { dev::p<int>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_int_p(int *dest, int value, int pe) { dev::p<int>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_p(rocshmem_ctx_t ctx, long *dest, long value, int pe) { dev::p<long>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_long_p(long *dest, long value, int pe) { dev::p<long>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_p(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { dev::p<long long>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_p(long long *dest, long long value, int pe) { dev::p<long long>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uchar_p(rocshmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { dev::p<unsigned char>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uchar_p(unsigned char *dest, unsigned char value, int pe) { dev::p<unsigned char>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ushort_p(rocshmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { dev::p<unsigned short>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ushort_p(unsigned short *dest, unsigned short value, int pe) { dev::p<unsigned short>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_p(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::p<unsigned int>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uint_p(unsigned int *dest, unsigned int value, int pe) { dev::p<unsigned int>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_p(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::p<unsigned long>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_p(unsigned long *dest, unsigned long value, int pe) { dev::p<unsigned long>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_p(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::p<unsigned long long>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe) { dev::p<unsigned long long>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_half_p(rocshmem_ctx_t ctx, __half *dest, __half value, int pe) { dev::p<__half>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_half_p(__half *dest, __half value, int pe) { dev::p<__half>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_bfloat16_p(rocshmem_ctx_t ctx, __hip_bfloat16 *dest, __hip_bfloat16 value, int pe) { dev::p<__hip_bfloat16>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_p(__hip_bfloat16 *dest, __hip_bfloat16 value, int pe) { dev::p<__hip_bfloat16>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int8_p(rocshmem_ctx_t ctx, int8_t *dest, int8_t value, int pe) { dev::p<int8_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_int8_p(int8_t *dest, int8_t value, int pe) { dev::p<int8_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int16_p(rocshmem_ctx_t ctx, int16_t *dest, int16_t value, int pe) { dev::p<int16_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_int16_p(int16_t *dest, int16_t value, int pe) { dev::p<int16_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_p(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::p<int32_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_int32_p(int32_t *dest, int32_t value, int pe) { dev::p<int32_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_p(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::p<int64_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_int64_p(int64_t *dest, int64_t value, int pe) { dev::p<int64_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint8_p(rocshmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe) { dev::p<uint8_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uint8_p(uint8_t *dest, uint8_t value, int pe) { dev::p<uint8_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint16_p(rocshmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe) { dev::p<uint16_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uint16_p(uint16_t *dest, uint16_t value, int pe) { dev::p<uint16_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_p(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::p<uint32_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_p(uint32_t *dest, uint32_t value, int pe) { dev::p<uint32_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_p(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::p<uint64_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_p(uint64_t *dest, uint64_t value, int pe) { dev::p<uint64_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_p(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { dev::p<size_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_size_p(size_t *dest, size_t value, int pe) { dev::p<size_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_p(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::p<ptrdiff_t>(ctx, dest, value, pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::p<ptrdiff_t>(dev::default_handle(), dest, value, pe); }
+ROCSHMEM_HD_API float rocshmem_ctx_float_g(rocshmem_ctx_t ctx, const float *source, int pe) { return dev::g<float>(ctx, source, pe); }
+ROCSHMEM_HD_API float rocshmem_float_g(const float *source, int pe) { return dev::g<float>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API double rocshmem_ctx_double_g(rocshmem_ctx_t ctx, const double *source, int pe) { return dev::g<double>(ctx, source, pe); }
+ROCSHMEM_HD_API double rocshmem_double_g(const double *source, int pe) { return dev::g<double>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API char rocshmem_ctx_char_g(rocshmem_ctx_t ctx, const char *source, int pe) { return dev::g<char>(ctx, source, pe); }
+ROCSHMEM_HD_API char rocshmem_char_g(const char *source, int pe) { return dev::g<char>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API signed char rocshmem_ctx_schar_g(rocshmem_ctx_t ctx, const signed char *source, int pe) { return dev::g<signed char>(ctx, source, pe); }
+ROCSHMEM_HD_API signed char rocshmem_schar_g(const signed char *source, int pe) { return dev::g<signed char>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API short rocshmem_ctx_short_g(rocshmem_ctx_t ctx, const short *source, int pe) { return dev::g<short>(ctx, source, pe); }
+ROCSHMEM_HD_API short rocshmem_short_g(const short *source, int pe) { return dev::g<short>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_g(rocshmem_ctx_t ctx, const int *source, int pe) { return dev::g<int>(ctx, source, pe); }
+ROCSHMEM_HD_API int rocshmem_int_g(const int *source, int pe) { return dev::g<int>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_g(rocshmem_ctx_t ctx, const long *source, int pe) { return dev::g<long>(ctx, source, pe); }
+ROCSHMEM_HD_API long rocshmem_long_g(const long *source, int pe) { return dev::g<long>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_g(rocshmem_ctx_t ctx, const long long *source, int pe) { return dev::g<long long>(ctx, source, pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_g(const long long *source, int pe) { return dev::g<long long>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API unsigned char rocshmem_ctx_uchar_g(rocshmem_ctx_t ctx, const unsigned char *source, int pe) { return dev::g<unsigned char>(ctx, source, pe); }
+ROCSHMEM_HD_API unsigned char rocshmem_uchar_g(const unsigned char *source, int pe) { return dev::g<unsigned char>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API unsigned short rocshmem_ctx_ushort_g(rocshmem_ctx_t ctx, const unsigned short *source, int pe) { return dev::g<unsigned short>(ctx, source, pe); }
+ROCSHMEM_HD_API unsigned short rocshmem_ushort_g(const unsigned short *source, int pe) { return dev::g<unsigned short>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_g(rocshmem_ctx_t ctx, const unsigned int *source, int pe) { return dev::g<unsigned int>(ctx, source, pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_g(const unsigned int *source, int pe) { return dev::g<unsigned int>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_g(rocshmem_ctx_t ctx, const unsigned long *source, int pe) { return dev::g<unsigned long>(ctx, source, pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_g(const unsigned long *source, int pe) { return dev::g<unsigned long>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_g(rocshmem_ctx_t ctx, const unsigned long long *source, int pe) { return dev::g<unsigned long long>(ctx, source, pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_g(const unsigned long long *source, int pe) { return dev::g<unsigned long long>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API __half rocshmem_ctx_half_g(rocshmem_ctx_t ctx, const __half *source, int pe) { return dev::g<__half>(ctx, source, pe); }
+ROCSHMEM_HD_API __half rocshmem_half_g(const __half *source, int pe) { return dev::g<__half>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API __hip_bfloat16 rocshmem_ctx_bfloat16_g(rocshmem_ctx_t ctx, const __hip_bfloat16 *source, int pe) { return dev::g<__hip_bfloat16>(ctx, source, pe); }
+ROCSHMEM_HD_API __hip_bfloat16 rocshmem_bfloat16_g(const __hip_bfloat16 *source, int pe) { return dev::g<__hip_bfloat16>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API int8_t rocshmem_ctx_int8_g(rocshmem_ctx_t ctx, const int8_t *source, int pe) { return dev::g<int8_t>(ctx, source, pe); }
+ROCSHMEM_HD_API int8_t rocshmem_int8_g(const int8_t *source, int pe) { return dev::g<int8_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API int16_t rocshmem_ctx_int16_g(rocshmem_ctx_t ctx, const int16_t *source, int pe) { return dev::g<int16_t>(ctx, source, pe); }
+ROCSHMEM_HD_API int16_t rocshmem_int16_g(const int16_t *source, int pe) { return dev::g<int16_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_g(rocshmem_ctx_t ctx, const int32_t *source, int pe) { return dev::g<int32_t>(ctx, source, pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_g(const int32_t *source, int pe) { return dev::g<int32_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_g(rocshmem_ctx_t ctx, const int64_t *source, int pe) { return dev::g<int64_t>(ctx, source, pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_g(const int64_t *source, int pe) { return dev::g<int64_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API uint8_t rocshmem_ctx_uint8_g(rocshmem_ctx_t ctx, const uint8_t *source, int pe) { return dev::g<uint8_t>(ctx, source, pe); }
+ROCSHMEM_HD_API uint8_t rocshmem_uint8_g(const uint8_t *source, int pe) { return dev::g<uint8_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API uint16_t rocshmem_ctx_uint16_g(rocshmem_ctx_t ctx, const uint16_t *source, int pe) { return dev::g<uint16_t>(ctx, source, pe); }
+ROCSHMEM_HD_API uint16_t rocshmem_uint16_g(const uint16_t *source, int pe) { return dev::g<uint16_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_g(rocshmem_ctx_t ctx, const uint32_t *source, int pe) { return dev::g<uint32_t>(ctx, source, pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_g(const uint32_t *source, int pe) { return dev::g<uint32_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_g(rocshmem_ctx_t ctx, const uint64_t *source, int pe) { return dev::g<uint64_t>(ctx, source, pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_g(const uint64_t *source, int pe) { return dev::g<uint64_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_g(rocshmem_ctx_t ctx, const size_t *source, int pe) { return dev::g<size_t>(ctx, source, pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_g(const size_t *source, int pe) { return dev::g<size_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_g(rocshmem_ctx_t ctx, const ptrdiff_t *source, int pe) { return dev::g<ptrdiff_t>(ctx, source, pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_g(const ptrdiff_t *source, int pe) { return dev::g<ptrdiff_t>(dev::default_handle(), source, pe); }
+ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_fetch(rocshmem_ctx_t ctx, float *source, int pe) { return dev::amo<float, dev::AmoOp::fetch>(ctx, source, dev::zero<float>(), dev::zero<float>(), pe); }
+ROCSHMEM_HD_API float rocshmem_float_atomic_fetch(float *source, int pe) { return dev::amo<float, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<float>(), dev::zero<float>(), pe); }
+ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_fetch(rocshmem_ctx_t ctx, double *source, int pe) { return dev::amo<double, dev::AmoOp::fetch>(ctx, source, dev::zero<double>(), dev::zero<double>(), pe); }
+ROCSHMEM_HD_API double rocshmem_double_atomic_fetch(double *source, int pe) { return dev::amo<double, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<double>(), dev::zero<double>(), pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch(rocshmem_ctx_t ctx, int *source, int pe) { return dev::amo<int, dev::AmoOp::fetch>(ctx, source, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch(int *source, int pe) { return dev::amo<int, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch(rocshmem_ctx_t ctx, long *source, int pe) { return dev::amo<long, dev::AmoOp::fetch>(ctx, source, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch(long *source, int pe) { return dev::amo<long, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch(rocshmem_ctx_t ctx, long long *source, int pe) { return dev::amo<long long, dev::AmoOp::fetch>(ctx, source, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch(long long *source, int pe) { return dev::amo<long long, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch(rocshmem_ctx_t ctx, unsigned int *source, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch>(ctx, source, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch(unsigned int *source, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long *source, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch>(ctx, source, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch(unsigned long *source, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch(rocshmem_ctx_t ctx, unsigned long long *source, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch>(ctx, source, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch(unsigned long long *source, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch(rocshmem_ctx_t ctx, int32_t *source, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch>(ctx, source, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch(int32_t *source, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch(rocshmem_ctx_t ctx, int64_t *source, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch>(ctx, source, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch(int64_t *source, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch(rocshmem_ctx_t ctx, uint32_t *source, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch>(ctx, source, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch(uint32_t *source, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch(rocshmem_ctx_t ctx, uint64_t *source, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch>(ctx, source, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch(uint64_t *source, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch(rocshmem_ctx_t ctx, size_t *source, int pe) { return dev::amo<size_t, dev::AmoOp::fetch>(ctx, source, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch(size_t *source, int pe) { return dev::amo<size_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch(rocshmem_ctx_t ctx, ptrdiff_t *source, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch>(ctx, source, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch(ptrdiff_t *source, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch>(dev::default_handle(), source, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_float_atomic_set(rocshmem_ctx_t ctx, float *dest, float value, int pe) { dev::amo<float, dev::AmoOp::set>(ctx, dest, value, dev::zero<float>(), pe); }
+ROCSHMEM_HD_API void rocshmem_float_atomic_set(float *dest, float value, int pe) { dev::amo<float, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<float>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_double_atomic_set(rocshmem_ctx_t ctx, double *dest, double value, int pe) { dev::amo<double, dev::AmoOp::set>(ctx, dest, value, dev::zero<double>(), pe); }
+ROCSHMEM_HD_API void rocshmem_double_atomic_set(double *dest, double value, int pe) { dev::amo<double, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<double>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_set(rocshmem_ctx_t ctx, int *dest, int value, int pe) { dev::amo<int, dev::AmoOp::set>(ctx, dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int_atomic_set(int *dest, int value, int pe) { dev::amo<int, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_set(rocshmem_ctx_t ctx, long *dest, long value, int pe) { dev::amo<long, dev::AmoOp::set>(ctx, dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_long_atomic_set(long *dest, long value, int pe) { dev::amo<long, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_set(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { dev::amo<long long, dev::AmoOp::set>(ctx, dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_set(long long *dest, long long value, int pe) { dev::amo<long long, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_set(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::set>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_set(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::set>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_set(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::set>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_set(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_set(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_set(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_set(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_set(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { dev::amo<size_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_size_atomic_set(size_t *dest, size_t value, int pe) { dev::amo<size_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_set(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::set>(ctx, dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::set>(dev::default_handle(), dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API float rocshmem_ctx_float_atomic_swap(rocshmem_ctx_t ctx, float *dest, float value, int pe) { return dev::amo<float, dev::AmoOp::swap>(ctx, dest, value, dev::zero<float>(), pe); }
+ROCSHMEM_HD_API float rocshmem_float_atomic_swap(float *dest, float value, int pe) { return dev::amo<float, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<float>(), pe); }
+ROCSHMEM_HD_API double rocshmem_ctx_double_atomic_swap(rocshmem_ctx_t ctx, double *dest, double value, int pe) { return dev::amo<double, dev::AmoOp::swap>(ctx, dest, value, dev::zero<double>(), pe); }
+ROCSHMEM_HD_API double rocshmem_double_atomic_swap(double *dest, double value, int pe) { return dev::amo<double, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<double>(), pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_swap(rocshmem_ctx_t ctx, int *dest, int value, int pe) { return dev::amo<int, dev::AmoOp::swap>(ctx, dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API int rocshmem_int_atomic_swap(int *dest, int value, int pe) { return dev::amo<int, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_swap(rocshmem_ctx_t ctx, long *dest, long value, int pe) { return dev::amo<long, dev::AmoOp::swap>(ctx, dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long rocshmem_long_atomic_swap(long *dest, long value, int pe) { return dev::amo<long, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_swap(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { return dev::amo<long long, dev::AmoOp::swap>(ctx, dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_swap(long long *dest, long long value, int pe) { return dev::amo<long long, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::swap>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::swap>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::swap>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_swap(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_swap(size_t *dest, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::swap>(ctx, dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::swap>(dev::default_handle(), dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_compare_swap(rocshmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return dev::amo<int, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API int rocshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) { return dev::amo<int, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_compare_swap(rocshmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return dev::amo<long, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API long rocshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) { return dev::amo<long, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_compare_swap(rocshmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return dev::amo<long long, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return dev::amo<long long, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_compare_swap(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_compare_swap(rocshmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_compare_swap(rocshmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_compare_swap(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_compare_swap(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_compare_swap(rocshmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_compare_swap(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::compare_swap>(ctx, dest, value, cond, pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::compare_swap>(dev::default_handle(), dest, value, cond, pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_inc(rocshmem_ctx_t ctx, int *dest, int pe) { return dev::amo<int, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_inc(int *dest, int pe) { return dev::amo<int, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_inc(rocshmem_ctx_t ctx, long *dest, int pe) { return dev::amo<long, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_inc(long *dest, int pe) { return dev::amo<long, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_inc(rocshmem_ctx_t ctx, long long *dest, int pe) { return dev::amo<long long, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_inc(long long *dest, int pe) { return dev::amo<long long, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_inc(int32_t *dest, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_inc(int64_t *dest, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_inc(rocshmem_ctx_t ctx, size_t *dest, int pe) { return dev::amo<size_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_inc(size_t *dest, int pe) { return dev::amo<size_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch_inc>(ctx, dest, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch_inc>(dev::default_handle(), dest, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_inc(rocshmem_ctx_t ctx, int *dest, int pe) { dev::amo<int, dev::AmoOp::inc>(ctx, dest, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int_atomic_inc(int *dest, int pe) { dev::amo<int, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<int>(), dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_inc(rocshmem_ctx_t ctx, long *dest, int pe) { dev::amo<long, dev::AmoOp::inc>(ctx, dest, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_long_atomic_inc(long *dest, int pe) { dev::amo<long, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<long>(), dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_inc(rocshmem_ctx_t ctx, long long *dest, int pe) { dev::amo<long long, dev::AmoOp::inc>(ctx, dest, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_inc(long long *dest, int pe) { dev::amo<long long, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<long long>(), dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_inc(rocshmem_ctx_t ctx, unsigned int *dest, int pe) { dev::amo<unsigned int, dev::AmoOp::inc>(ctx, dest, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_inc(unsigned int *dest, int pe) { dev::amo<unsigned int, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<unsigned int>(), dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_inc(rocshmem_ctx_t ctx, unsigned long *dest, int pe) { dev::amo<unsigned long, dev::AmoOp::inc>(ctx, dest, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_inc(unsigned long *dest, int pe) { dev::amo<unsigned long, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<unsigned long>(), dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_inc(rocshmem_ctx_t ctx, unsigned long long *dest, int pe) { dev::amo<unsigned long long, dev::AmoOp::inc>(ctx, dest, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) { dev::amo<unsigned long long, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<unsigned long long>(), dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_inc(rocshmem_ctx_t ctx, int32_t *dest, int pe) { dev::amo<int32_t, dev::AmoOp::inc>(ctx, dest, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_inc(int32_t *dest, int pe) { dev::amo<int32_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<int32_t>(), dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_inc(rocshmem_ctx_t ctx, int64_t *dest, int pe) { dev::amo<int64_t, dev::AmoOp::inc>(ctx, dest, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_inc(int64_t *dest, int pe) { dev::amo<int64_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<int64_t>(), dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_inc(rocshmem_ctx_t ctx, uint32_t *dest, int pe) { dev::amo<uint32_t, dev::AmoOp::inc>(ctx, dest, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_inc(uint32_t *dest, int pe) { dev::amo<uint32_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<uint32_t>(), dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_inc(rocshmem_ctx_t ctx, uint64_t *dest, int pe) { dev::amo<uint64_t, dev::AmoOp::inc>(ctx, dest, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_inc(uint64_t *dest, int pe) { dev::amo<uint64_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<uint64_t>(), dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_inc(rocshmem_ctx_t ctx, size_t *dest, int pe) { dev::amo<size_t, dev::AmoOp::inc>(ctx, dest, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_size_atomic_inc(size_t *dest, int pe) { dev::amo<size_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<size_t>(), dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_inc(rocshmem_ctx_t ctx, ptrdiff_t *dest, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::inc>(ctx, dest, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::inc>(dev::default_handle(), dest, dev::zero<ptrdiff_t>(), dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API int rocshmem_ctx_int_atomic_fetch_add(rocshmem_ctx_t ctx, int *dest, int value, int pe) { return dev::amo<int, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API int rocshmem_int_atomic_fetch_add(int *dest, int value, int pe) { return dev::amo<int, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API long rocshmem_ctx_long_atomic_fetch_add(rocshmem_ctx_t ctx, long *dest, long value, int pe) { return dev::amo<long, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long rocshmem_long_atomic_fetch_add(long *dest, long value, int pe) { return dev::amo<long, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_ctx_longlong_atomic_fetch_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { return dev::amo<long long, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API long long rocshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) { return dev::amo<long long, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_ctx_size_atomic_fetch_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API size_t rocshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) { return dev::amo<size_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ctx_ptrdiff_atomic_fetch_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch_add>(ctx, dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API ptrdiff_t rocshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { return dev::amo<ptrdiff_t, dev::AmoOp::fetch_add>(dev::default_handle(), dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int_atomic_add(rocshmem_ctx_t ctx, int *dest, int value, int pe) { dev::amo<int, dev::AmoOp::add>(ctx, dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int_atomic_add(int *dest, int value, int pe) { dev::amo<int, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_long_atomic_add(rocshmem_ctx_t ctx, long *dest, long value, int pe) { dev::amo<long, dev::AmoOp::add>(ctx, dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_long_atomic_add(long *dest, long value, int pe) { dev::amo<long, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_longlong_atomic_add(rocshmem_ctx_t ctx, long long *dest, long long value, int pe) { dev::amo<long long, dev::AmoOp::add>(ctx, dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_longlong_atomic_add(long long *dest, long long value, int pe) { dev::amo<long long, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_add(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::add>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_add(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::add>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_add(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::add>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_add(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_add(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_add(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_add(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_size_atomic_add(rocshmem_ctx_t ctx, size_t *dest, size_t value, int pe) { dev::amo<size_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_size_atomic_add(size_t *dest, size_t value, int pe) { dev::amo<size_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<size_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ptrdiff_atomic_add(rocshmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::add>(ctx, dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { dev::amo<ptrdiff_t, dev::AmoOp::add>(dev::default_handle(), dest, value, dev::zero<ptrdiff_t>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_and>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_and>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_and(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::and_>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_and(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::and_>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_and(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::and_>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_and(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::and_>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_and(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::and_>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_and(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::and_>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_and(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::and_>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::and_>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_or>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_or>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_or(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::or_>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_or(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::or_>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_or(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::or_>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_or(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::or_>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_or(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::or_>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_or(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::or_>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_or(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::or_>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::or_>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_ctx_uint_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned int rocshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return dev::amo<unsigned int, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ctx_ulong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long rocshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return dev::amo<unsigned long, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ctx_ulonglong_atomic_fetch_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API unsigned long long rocshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return dev::amo<unsigned long long, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_ctx_int32_atomic_fetch_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int32_t rocshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { return dev::amo<int32_t, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_ctx_int64_atomic_fetch_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API int64_t rocshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return dev::amo<int64_t, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_ctx_uint32_atomic_fetch_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint32_t rocshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) { return dev::amo<uint32_t, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_ctx_uint64_atomic_fetch_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_xor>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API uint64_t rocshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) { return dev::amo<uint64_t, dev::AmoOp::fetch_xor>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint_atomic_xor(rocshmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) { dev::amo<unsigned int, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<unsigned int>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulong_atomic_xor(rocshmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) { dev::amo<unsigned long, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<unsigned long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_ulonglong_atomic_xor(rocshmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { dev::amo<unsigned long long, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<unsigned long long>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int32_atomic_xor(rocshmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) { dev::amo<int32_t, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<int32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_int64_atomic_xor(rocshmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) { dev::amo<int64_t, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<int64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint32_atomic_xor(rocshmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) { dev::amo<uint32_t, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<uint32_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_ctx_uint64_atomic_xor(rocshmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::xor_>(ctx, dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) { dev::amo<uint64_t, dev::AmoOp::xor_>(dev::default_handle(), dest, value, dev::zero<uint64_t>(), pe); }
+ROCSHMEM_HD_API void rocshmem_float_wait_until(float *ivars, int cmp, float val) { dev::wait_until<float>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_double_wait_until(double *ivars, int cmp, double val) { dev::wait_until<double>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_char_wait_until(char *ivars, int cmp, char val) { dev::wait_until<char>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_schar_wait_until(signed char *ivars, int cmp, signed char val) { dev::wait_until<signed char>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_short_wait_until(short *ivars, int cmp, short val) { dev::wait_until<short>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_int_wait_until(int *ivars, int cmp, int val) { dev::wait_until<int>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_long_wait_until(long *ivars, int cmp, long val) { dev::wait_until<long>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until(long long *ivars, int cmp, long long val) { dev::wait_until<long long>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until(unsigned char *ivars, int cmp, unsigned char val) { dev::wait_until<unsigned char>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until(unsigned short *ivars, int cmp, unsigned short val) { dev::wait_until<unsigned short>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uint_wait_until(unsigned int *ivars, int cmp, unsigned int val) { dev::wait_until<unsigned int>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until(unsigned long *ivars, int cmp, unsigned long val) { dev::wait_until<unsigned long>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until(unsigned long long *ivars, int cmp, unsigned long long val) { dev::wait_until<unsigned long long>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_half_wait_until(__half *ivars, int cmp, __half val) { dev::wait_until<__half>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val) { dev::wait_until<__hip_bfloat16>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_int8_wait_until(int8_t *ivars, int cmp, int8_t val) { dev::wait_until<int8_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_int16_wait_until(int16_t *ivars, int cmp, int16_t val) { dev::wait_until<int16_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_int32_wait_until(int32_t *ivars, int cmp, int32_t val) { dev::wait_until<int32_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_int64_wait_until(int64_t *ivars, int cmp, int64_t val) { dev::wait_until<int64_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until(uint8_t *ivars, int cmp, uint8_t val) { dev::wait_until<uint8_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until(uint16_t *ivars, int cmp, uint16_t val) { dev::wait_until<uint16_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until(uint32_t *ivars, int cmp, uint32_t val) { dev::wait_until<uint32_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until(uint64_t *ivars, int cmp, uint64_t val) { dev::wait_until<uint64_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_size_wait_until(size_t *ivars, int cmp, size_t val) { dev::wait_until<size_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until(ptrdiff_t *ivars, int cmp, ptrdiff_t val) { dev::wait_until<ptrdiff_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any(float *ivars, size_t nelems, const int *status, int cmp, float val) { return dev::wait_any<float, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any(double *ivars, size_t nelems, const int *status, int cmp, double val) { return dev::wait_any<double, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any(char *ivars, size_t nelems, const int *status, int cmp, char val) { return dev::wait_any<char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val) { return dev::wait_any<signed char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short val) { return dev::wait_any<short, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int val) { return dev::wait_any<int, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long val) { return dev::wait_any<long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long val) { return dev::wait_any<long long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val) { return dev::wait_any<unsigned char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val) { return dev::wait_any<unsigned short, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val) { return dev::wait_any<unsigned int, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val) { return dev::wait_any<unsigned long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val) { return dev::wait_any<unsigned long long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any(__half *ivars, size_t nelems, const int *status, int cmp, __half val) { return dev::wait_any<__half, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val) { return dev::wait_any<__hip_bfloat16, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val) { return dev::wait_any<int8_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val) { return dev::wait_any<int16_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val) { return dev::wait_any<int32_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val) { return dev::wait_any<int64_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val) { return dev::wait_any<uint8_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val) { return dev::wait_any<uint16_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val) { return dev::wait_any<uint32_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val) { return dev::wait_any<uint64_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val) { return dev::wait_any<size_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val) { return dev::wait_any<ptrdiff_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_float_wait_until_all(float *ivars, size_t nelems, const int *status, int cmp, float val) { dev::wait_all<float, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_double_wait_until_all(double *ivars, size_t nelems, const int *status, int cmp, double val) { dev::wait_all<double, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_char_wait_until_all(char *ivars, size_t nelems, const int *status, int cmp, char val) { dev::wait_all<char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_schar_wait_until_all(signed char *ivars, size_t nelems, const int *status, int cmp, signed char val) { dev::wait_all<signed char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short val) { dev::wait_all<short, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int val) { dev::wait_all<int, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long val) { dev::wait_all<long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long val) { dev::wait_all<long long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char val) { dev::wait_all<unsigned char, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short val) { dev::wait_all<unsigned short, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int val) { dev::wait_all<unsigned int, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long val) { dev::wait_all<unsigned long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long val) { dev::wait_all<unsigned long long, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_half_wait_until_all(__half *ivars, size_t nelems, const int *status, int cmp, __half val) { dev::wait_all<__half, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 val) { dev::wait_all<__hip_bfloat16, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_int8_wait_until_all(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t val) { dev::wait_all<int8_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_int16_wait_until_all(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t val) { dev::wait_all<int16_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t val) { dev::wait_all<int32_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t val) { dev::wait_all<int64_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t val) { dev::wait_all<uint8_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t val) { dev::wait_all<uint16_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t val) { dev::wait_all<uint32_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t val) { dev::wait_all<uint64_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t val) { dev::wait_all<size_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t val) { dev::wait_all<ptrdiff_t, false>(ivars, nelems, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float val) { return dev::wait_some<float, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double val) { return dev::wait_some<double, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char val) { return dev::wait_some<char, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char val) { return dev::wait_some<signed char, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short val) { return dev::wait_some<short, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int val) { return dev::wait_some<int, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long val) { return dev::wait_some<long, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long val) { return dev::wait_some<long long, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char val) { return dev::wait_some<unsigned char, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short val) { return dev::wait_some<unsigned short, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int val) { return dev::wait_some<unsigned int, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long val) { return dev::wait_some<unsigned long, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long val) { return dev::wait_some<unsigned long long, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half val) { return dev::wait_some<__half, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 val) { return dev::wait_some<__hip_bfloat16, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t val) { return dev::wait_some<int8_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t val) { return dev::wait_some<int16_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t val) { return dev::wait_some<int32_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t val) { return dev::wait_some<int64_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t val) { return dev::wait_some<uint8_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t val) { return dev::wait_some<uint16_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t val) { return dev::wait_some<uint32_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t val) { return dev::wait_some<uint64_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t val) { return dev::wait_some<size_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t val) { return dev::wait_some<ptrdiff_t, false>(ivars, nelems, indices, status, cmp, &val); }
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals) { return dev::wait_any<float, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_any_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals) { return dev::wait_any<double, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals) { return dev::wait_any<char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_any_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals) { return dev::wait_any<signed char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals) { return dev::wait_any<short, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals) { return dev::wait_any<int, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals) { return dev::wait_any<long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals) { return dev::wait_any<long long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_any_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals) { return dev::wait_any<unsigned char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals) { return dev::wait_any<unsigned short, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals) { return dev::wait_any<unsigned int, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals) { return dev::wait_any<unsigned long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals) { return dev::wait_any<unsigned long long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_any_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals) { return dev::wait_any<__half, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_any_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals) { return dev::wait_any<__hip_bfloat16, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals) { return dev::wait_any<int8_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals) { return dev::wait_any<int16_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals) { return dev::wait_any<int32_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals) { return dev::wait_any<int64_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals) { return dev::wait_any<uint8_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals) { return dev::wait_any<uint16_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals) { return dev::wait_any<uint32_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals) { return dev::wait_any<uint64_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals) { return dev::wait_any<size_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals) { return dev::wait_any<ptrdiff_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_float_wait_until_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *vals) { dev::wait_all<float, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_double_wait_until_all_vector(double *ivars, size_t nelems, const int *status, int cmp, double *vals) { dev::wait_all<double, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_char_wait_until_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *vals) { dev::wait_all<char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_schar_wait_until_all_vector(signed char *ivars, size_t nelems, const int *status, int cmp, signed char *vals) { dev::wait_all<signed char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *vals) { dev::wait_all<short, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *vals) { dev::wait_all<int, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *vals) { dev::wait_all<long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *vals) { dev::wait_all<long long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uchar_wait_until_all_vector(unsigned char *ivars, size_t nelems, const int *status, int cmp, unsigned char *vals) { dev::wait_all<unsigned char, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *vals) { dev::wait_all<unsigned short, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *vals) { dev::wait_all<unsigned int, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *vals) { dev::wait_all<unsigned long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *vals) { dev::wait_all<unsigned long long, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_half_wait_until_all_vector(__half *ivars, size_t nelems, const int *status, int cmp, __half *vals) { dev::wait_all<__half, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_bfloat16_wait_until_all_vector(__hip_bfloat16 *ivars, size_t nelems, const int *status, int cmp, __hip_bfloat16 *vals) { dev::wait_all<__hip_bfloat16, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_int8_wait_until_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *vals) { dev::wait_all<int8_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_int16_wait_until_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *vals) { dev::wait_all<int16_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *vals) { dev::wait_all<int32_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *vals) { dev::wait_all<int64_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uint8_wait_until_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *vals) { dev::wait_all<uint8_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uint16_wait_until_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *vals) { dev::wait_all<uint16_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *vals) { dev::wait_all<uint32_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *vals) { dev::wait_all<uint64_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *vals) { dev::wait_all<size_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API void rocshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *vals) { dev::wait_all<ptrdiff_t, true>(ivars, nelems, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_float_wait_until_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *vals) { return dev::wait_some<float, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_double_wait_until_some_vector(double *ivars, size_t nelems, size_t *indices, const int *status, int cmp, double *vals) { return dev::wait_some<double, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_char_wait_until_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *vals) { return dev::wait_some<char, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_schar_wait_until_some_vector(signed char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, signed char *vals) { return dev::wait_some<signed char, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *vals) { return dev::wait_some<short, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *vals) { return dev::wait_some<int, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *vals) { return dev::wait_some<long, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *vals) { return dev::wait_some<long long, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uchar_wait_until_some_vector(unsigned char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned char *vals) { return dev::wait_some<unsigned char, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *vals) { return dev::wait_some<unsigned short, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *vals) { return dev::wait_some<unsigned int, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *vals) { return dev::wait_some<unsigned long, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *vals) { return dev::wait_some<unsigned long long, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_half_wait_until_some_vector(__half *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __half *vals) { return dev::wait_some<__half, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_bfloat16_wait_until_some_vector(__hip_bfloat16 *ivars, size_t nelems, size_t *indices, const int *status, int cmp, __hip_bfloat16 *vals) { return dev::wait_some<__hip_bfloat16, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int8_wait_until_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *vals) { return dev::wait_some<int8_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int16_wait_until_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *vals) { return dev::wait_some<int16_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *vals) { return dev::wait_some<int32_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *vals) { return dev::wait_some<int64_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint8_wait_until_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *vals) { return dev::wait_some<uint8_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint16_wait_until_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *vals) { return dev::wait_some<uint16_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *vals) { return dev::wait_some<uint32_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *vals) { return dev::wait_some<uint64_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *vals) { return dev::wait_some<size_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API size_t rocshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *vals) { return dev::wait_some<ptrdiff_t, true>(ivars, nelems, indices, status, cmp, vals); }
+ROCSHMEM_HD_API int rocshmem_float_test(float *ivars, int cmp, float val) { return dev::test<float>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_double_test(double *ivars, int cmp, double val) { return dev::test<double>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_char_test(char *ivars, int cmp, char val) { return dev::test<char>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_schar_test(signed char *ivars, int cmp, signed char val) { return dev::test<signed char>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_short_test(short *ivars, int cmp, short val) { return dev::test<short>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_int_test(int *ivars, int cmp, int val) { return dev::test<int>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_long_test(long *ivars, int cmp, long val) { return dev::test<long>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_longlong_test(long long *ivars, int cmp, long long val) { return dev::test<long long>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uchar_test(unsigned char *ivars, int cmp, unsigned char val) { return dev::test<unsigned char>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_ushort_test(unsigned short *ivars, int cmp, unsigned short val) { return dev::test<unsigned short>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uint_test(unsigned int *ivars, int cmp, unsigned int val) { return dev::test<unsigned int>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_ulong_test(unsigned long *ivars, int cmp, unsigned long val) { return dev::test<unsigned long>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_ulonglong_test(unsigned long long *ivars, int cmp, unsigned long long val) { return dev::test<unsigned long long>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_half_test(__half *ivars, int cmp, __half val) { return dev::test<__half>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_bfloat16_test(__hip_bfloat16 *ivars, int cmp, __hip_bfloat16 val) { return dev::test<__hip_bfloat16>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_int8_test(int8_t *ivars, int cmp, int8_t val) { return dev::test<int8_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_int16_test(int16_t *ivars, int cmp, int16_t val) { return dev::test<int16_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_int32_test(int32_t *ivars, int cmp, int32_t val) { return dev::test<int32_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_int64_test(int64_t *ivars, int cmp, int64_t val) { return dev::test<int64_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uint8_test(uint8_t *ivars, int cmp, uint8_t val) { return dev::test<uint8_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uint16_test(uint16_t *ivars, int cmp, uint16_t val) { return dev::test<uint16_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uint32_test(uint32_t *ivars, int cmp, uint32_t val) { return dev::test<uint32_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_uint64_test(uint64_t *ivars, int cmp, uint64_t val) { return dev::test<uint64_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_size_test(size_t *ivars, int cmp, size_t val) { return dev::test<size_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API int rocshmem_ptrdiff_test(ptrdiff_t *ivars, int cmp, ptrdiff_t val) { return dev::test<ptrdiff_t>(ivars, cmp, val); }
+ROCSHMEM_HD_API void rocshmem_barrier_all() { dev::barrier<dev::Grp::thread>(dev::default_handle(), dev::world_team(dev::default_handle())); }
+ROCSHMEM_HD_API void rocshmem_sync_all() { dev::sync<dev::Grp::thread>(dev::default_handle(), dev::world_team(dev::default_handle())); }
 }  // namespace rocshmem
 #endif

@@ -8,8 +8,11 @@
  *  - the pass: broadcast pulls from the root, fcollect/alltoall(v) push into the peers, and
  *    reductions read every member's source directly and combine in registers;
  *  - exit barrier: nobody reuses a source another member still reads.
- * In-place reductions (dest overlapping source) go through the slot's scratch in chunks,
- * with a barrier between computing a chunk and writing it back.
+ * In-place reductions (dest == source) go through the slot's scratch in chunks, with a barrier
+ * between computing a chunk and writing it back. Any other overlap of dest and source (and
+ * any overlap at all for fcollect and alltoall) is refused with ROCSHMEM_ERROR before the first
+ * barrier, on every member alike (the offsets are symmetric), as OpenSHMEM leaves it undefined:
+ * members read each other's sources while they write their destinations.
  */
 #ifndef ROCSHMEM_DEVICE_COLL_HPP
 #define ROCSHMEM_DEVICE_COLL_HPP
@@ -34,6 +37,13 @@ ROCSHMEM_DEV_INLINE CollCtx coll_ctx(rocshmem_ctx_t ctx, rocshmem_team_t team) {
   return CollCtx{c->state, team_ok(t) ? t : nullptr};
 }
 
+/** Whether [d, d + dn) and [s, s + sn) overlap other than by starting together (`exact_ok`) or at all. */
+ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, size_t sn, bool exact_ok) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d), b = reinterpret_cast<uintptr_t>(s);
+  const bool overlap = dn > 0 && sn > 0 && a < b + sn && b < a + dn;
+  return overlap && !(exact_ok && a == b);
+}
+
 /** RO backend and a member only the proxy reaches: the proxy runs the collective with MPI. */
 ROCSHMEM_DEV_INLINE bool by_proxy(const CollCtx &cc) { return ro::active() && cc.t->ro_remote > 0; }
 
@@ -42,6 +52,7 @@ ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, v
                                      size_t bytes, int pe_root) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
+  if (bad_overlap(dest, bytes, source, bytes, true)) return ROCSHMEM_ERROR;
   if (by_proxy(cc)) {
     ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_BROADCAST, dest, source, bytes, 0, 0, pe_root);
     return ROCSHMEM_SUCCESS;
@@ -58,6 +69,7 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
                                     size_t bytes) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
+  if (bad_overlap(dest, bytes * size_t(cc.t->n_pes), source, bytes, false)) return ROCSHMEM_ERROR;
   if (by_proxy(cc)) {
     ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_FCOLLECT, dest, source, bytes);
     return ROCSHMEM_SUCCESS;
@@ -79,6 +91,8 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
                                     size_t bytes) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
+  const size_t all = bytes * size_t(cc.t->n_pes);
+  if (bad_overlap(dest, all, source, all, false)) return ROCSHMEM_ERROR;
   if (by_proxy(cc)) {
     ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALL, dest, source, bytes);
     return ROCSHMEM_SUCCESS;
@@ -150,17 +164,17 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || nreduce < 0) return ROCSHMEM_ERROR;
   const size_t count = size_t(nreduce);
+  const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
+  if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
   if (by_proxy(cc)) {
     ro::team_op<G>(cc.s, cc.t, scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE, dest, source, count,
                    ro::dtype<T>(), uint8_t(OP));
     return ROCSHMEM_SUCCESS;
   }
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
-  const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
-  const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
-  const bool overlap = d < s + src_len * sizeof(T) && s < d + count * sizeof(T);
+  const bool in_place = count > 0 && static_cast<const void *>(dest) == static_cast<const void *>(source);
   team_sync<G>(cc.s, cc.t, true);
-  if (!overlap) {
+  if (!in_place) {
     combine_into<T, OP, G>(cc, dest, source, block, count);
   } else {
     T *scratch = reinterpret_cast<T *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);

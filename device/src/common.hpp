@@ -144,6 +144,19 @@ ROCSHMEM_DEV_INLINE bool in_heap(const rocshmem_device_state *s, const void *add
   return a >= b && len <= s->heap_size && a - b <= s->heap_size - len;
 }
 
+/** World PE `pe`'s heap base as mapped here: from the constant table when it holds it. */
+ROCSHMEM_DEV_INLINE uint64_t heap_base_of(const rocshmem_device_state *s, int pe) {
+  if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe];
+  return platform::load_readonly(s->heap_bases + pe);
+}
+
+/** This PE's heap base: from the constant table when it is filled (a module that was given only
+ *  the three upstream globals has it empty). */
+ROCSHMEM_DEV_INLINE uint64_t local_heap_base(const rocshmem_device_state *s) {
+  if (rocshmemi_device_fast.n_bases > 0) return rocshmemi_device_fast.heap_base;
+  return platform::load_readonly(s->heap_bases + s->my_pe);
+}
+
 /** Device synchronisation slot `slot` of world PE `pe`: header, then one flag per member. */
 struct SyncSlot {
   uint64_t *seq;      // local: collectives completed on this slot by this PE
@@ -152,7 +165,7 @@ struct SyncSlot {
 };
 
 ROCSHMEM_DEV_INLINE SyncSlot sync_slot(const rocshmem_device_state *s, int slot, int pe) {
-  char *base = reinterpret_cast<char *>(s->heap_bases[pe] + s->dev_sync_off + uint64_t(slot) * s->dev_sync_slot_bytes);
+  char *base = reinterpret_cast<char *>(heap_base_of(s, pe) + s->dev_sync_off + uint64_t(slot) * s->dev_sync_slot_bytes);
   uint64_t flag_bytes = (uint64_t(s->n_pes) * 8 + 63) / 64 * 64;
   return SyncSlot{reinterpret_cast<uint64_t *>(base), reinterpret_cast<uint64_t *>(base + ROCSHMEM_DEV_SYNC_HEADER),
                   base + ROCSHMEM_DEV_SYNC_HEADER + flag_bytes};
@@ -197,8 +210,27 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
     struct alignas(16) V16 {
       uint64_t a, b;
     };
-    size_t words = bytes / 16;
-    for (size_t i = r; i < words; i += n) reinterpret_cast<V16 *>(d)[i] = reinterpret_cast<const V16 *>(s)[i];
+    const size_t words = bytes / 16;
+    V16 *dw = reinterpret_cast<V16 *>(d);
+    const V16 *sw = reinterpret_cast<const V16 *>(s);
+    // Four (then two) loads in flight before their stores: a thread with several words waits
+    // for one load latency per batch, not per word. (Source and destination of a copy do not
+    // overlap; the group's threads never ordered their accesses among themselves anyway.)
+    size_t i = r;
+    for (; i + 3 * size_t(n) < words; i += 4 * size_t(n)) {
+      const V16 a = sw[i], b = sw[i + n], c = sw[i + 2 * size_t(n)], e = sw[i + 3 * size_t(n)];
+      dw[i] = a;
+      dw[i + n] = b;
+      dw[i + 2 * size_t(n)] = c;
+      dw[i + 3 * size_t(n)] = e;
+    }
+    if (i + n < words) {
+      const V16 a = sw[i], b = sw[i + n];
+      dw[i] = a;
+      dw[i + n] = b;
+      i += 2 * size_t(n);
+    }
+    if (i < words) dw[i] = sw[i];
     done = words * 16;
   } else if ((mis & 7) == 0) {
     size_t words = bytes / 8;

@@ -27,7 +27,8 @@
  * stream capture), and writes the same bytes into their host shadows, so that host code that
  * names ROCSHMEM_CTX_DEFAULT (for example to pass it to a host API call) sees the same value.
  * A NULL argument leaves that global unchanged. Returns 0 (ROCSHMEM_SUCCESS), or -1 after
- * printing one line naming the HIP error. The core finds the function with dlsym at init: a
+ * printing one line naming the HIP error. The core finds the function through a weak
+ * reference (linked into the same executable) or with dlsym (exported to librocshmem.so): a
  * program that does not link the device library has no device globals to set.
  */
 #include "rocshmem/rocshmem_common.hpp"
@@ -71,6 +72,11 @@ int set_one(const void *symbol, void *shadow, const void *src, size_t bytes, con
   return 0;
 }
 }  // namespace
+
+// What every -fgpu-rdc translation unit that includes rocshmem.hpp refers to (AMD), so that the
+// linker takes this object, the glue above all, from librocshmem.a or librocshmem_device.a with
+// -l as with the archive's path. Its name is the advice a link without either shows.
+extern "C" __attribute__((visibility("default"))) const int rocshmemi_link_librocshmem_a_or_librocshmem_device_a = 1;
 
 extern "C" __attribute__((visibility("default"))) int rocshmemi_device_globals_set(const void *ctx16,
                                                                                    const void *world8,

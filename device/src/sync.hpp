@@ -22,9 +22,60 @@
 namespace rocshmem {
 namespace dev {
 
+/** What a barrier needs of a team: its members, and where its synchronisation slot lies. */
+struct SyncTeam {
+  int n, me;          // members, and this PE's index among them
+  int start, stride;  // member i is world PE start + i * stride
+  uint64_t off;       // bytes from a heap base to the team's synchronisation slot
+};
+
+/**
+ * One barrier round over `t` (see the file comment); `release`: the flag updates are releases
+ * at system scope (barrier), else relaxed (sync). `s` is read only for PEs beyond the constant
+ * table (ROCSHMEM_FAST_PES), so the world team's barrier passes none.
+ */
 template <Grp G>
-ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
+ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTeam &t, bool release) {
   using namespace platform;
+  grp_sync<G>();  // the group's earlier stores are visible to the threads that signal
+  const unsigned r = grp_rank<G>(), gs = grp_size<G>();
+  // Arrive first: the flag updates depend on nothing but the addresses, so they leave before
+  // this PE's sequence number comes back (an atomic round trip to L2) and the wave or group
+  // exchanges it. Flags and sequence numbers only count, so the order between them is free.
+  for (int i = int(r); i < t.n; i += int(gs)) {
+    if (i == t.me) continue;
+    uint64_t *flag =
+        reinterpret_cast<uint64_t *>(heap_base_of(s, t.start + i * t.stride) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me;
+    // No-return adds: the peers' flags need not round-trip before this PE starts waiting.
+    if (release) atomic_add<Scope::system, Order::release>(flag, uint64_t(1));
+    else atomic_add<Scope::system, Order::relaxed>(flag, uint64_t(1));
+  }
+  uint64_t *mine = reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off);
+  uint64_t seq = 0;
+  if (r == 0) seq = atomic_fetch_add<Scope::device, Order::relaxed>(mine, uint64_t(1)) + 1;
+  seq = grp_broadcast<G>(seq);
+  uint64_t *flags = reinterpret_cast<uint64_t *>(reinterpret_cast<char *>(mine) + ROCSHMEM_DEV_SYNC_HEADER);
+  for (int i = int(r); i < t.n; i += int(gs)) {
+    if (i != t.me) poll_until(flags + i, [=](uint64_t v) { return v >= seq; });
+  }
+  grp_sync<G>();
+}
+
+/**
+ * The world team's barrier from the constant table alone (no entry, state or heap-base
+ * loads), when it holds every PE and the RO backend is off; false if it cannot.
+ */
+template <Grp G>
+ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release) {
+  const rocshmem_device_fast &f = rocshmemi_device_fast;
+  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || ro::active()) return false;
+  sync_round<G>(nullptr, SyncTeam{f.n_pes, f.my_pe, 0, 1, f.world_sync_off}, release);
+  return true;
+}
+
+/** team_sync for a team that is not on world_sync's path. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void team_sync_entry(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
   if (ro::active()) {
     // Members only the proxy reaches: an MPI barrier once the earlier commands completed.
     if (t->ro_remote > 0) {
@@ -34,45 +85,39 @@ ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshme
     grp_sync<G>();
     if (grp_rank<G>() == 0) ro::order(s, true);
   }
-  grp_sync<G>();  // the group's earlier stores are visible to the threads that signal
-  const int n = t->n_pes, me = t->my_pe;
-  SyncSlot mine = sync_slot(s, t->slot, s->my_pe);
-  uint64_t seq = 0;
-  if (grp_rank<G>() == 0) seq = atomic_fetch_add<Scope::device, Order::relaxed>(mine.seq, uint64_t(1)) + 1;
-  seq = grp_broadcast<G>(seq);
-  const unsigned r = grp_rank<G>(), gs = grp_size<G>();
-  for (int i = int(r); i < n; i += int(gs)) {
-    if (i == me) continue;
-    uint64_t *flag = sync_slot(s, t->slot, world_pe(t, i)).flags + me;
-    // No-return adds: the peers' flags need not round-trip before this PE starts waiting.
-    if (release) atomic_add<Scope::system, Order::release>(flag, uint64_t(1));
-    else atomic_add<Scope::system, Order::relaxed>(flag, uint64_t(1));
-  }
-  for (int i = int(r); i < n; i += int(gs)) {
-    if (i != me) poll_until(mine.flags + i, [=](uint64_t v) { return v >= seq; });
-  }
-  grp_sync<G>();
+  const SyncTeam st{t->n_pes, t->my_pe, t->start, t->stride,
+                    s->dev_sync_off + uint64_t(t->slot) * s->dev_sync_slot_bytes};
+  sync_round<G>(s, st, release);
+}
+
+template <Grp G>
+ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
+  if (!world_sync<G>(t, release)) team_sync_entry<G>(s, t, release);
 }
 
 /** The world team of a context's state (slot 0), as a handle. */
 ROCSHMEM_DEV_INLINE rocshmem_team_t world_team(rocshmem_ctx_t ctx) {
+  // Every context's state is this PE's one state, whose world team the constant table names.
+  if (rocshmemi_device_fast.world_team != nullptr) return reinterpret_cast<rocshmem_team_t>(rocshmemi_device_fast.world_team);
   return reinterpret_cast<rocshmem_team_t>(ctx_entry(ctx)->state->teams);
 }
 
 /** Team barrier; on ROCSHMEM_TEAM_INVALID (a PE outside the team) it does nothing. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void barrier(rocshmem_ctx_t ctx, rocshmem_team_t team) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
   const rocshmem_team_device *t = team_entry(team);
-  if (team_ok(t)) team_sync<G>(c->state, t, true);
+  if (world_sync<G>(t, true)) return;
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  if (team_ok(t)) team_sync_entry<G>(c->state, t, true);
 }
 
 /** Team sync (no completion of earlier stores); a no-op on ROCSHMEM_TEAM_INVALID. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void sync(rocshmem_ctx_t ctx, rocshmem_team_t team) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
   const rocshmem_team_device *t = team_entry(team);
-  if (team_ok(t)) team_sync<G>(c->state, t, false);
+  if (world_sync<G>(t, false)) return;
+  const rocshmem_ctx_device *c = ctx_entry(ctx);
+  if (team_ok(t)) team_sync_entry<G>(c->state, t, false);
 }
 
 }  // namespace dev

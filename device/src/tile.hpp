@@ -21,7 +21,7 @@
  *                 = op over members m of src_m[(start + c) . src_strides]; only the root's
  *                 dst is written (`root` is a team-relative index).
  *  - `flags`: ignored by put/get/allgather/broadcast; reductions take the element type
- *    from it (see TileElem below).
+ *    from it (see tile_elem below).
  *  - Group forms: the calling group's threads split the tile's elements (a linear index
  *    over the tile, unravelled row-major into coordinates); a tile dense on both sides is
  *    copied as one block. Every member of the group must pass the same arguments.
@@ -53,66 +53,15 @@ constexpr int kTileMaxDims = 8;
 
 /**
  * Element types of a type-erased tile reduction, carried in `flags`:
- *   type = (flags & kTileElemMask) >> kTileElemShift.
- * Upstream's reductions (GDA backend; the IPC one since rocm-systems PR #8350) do exactly
- * this with ROCSHMEM_TILE_ELEMENT_TYPE_MASK / _SHIFT, set by its typed templates from the
- * tensor's element_type; element_size is not used to pick the type, and an unknown type
- * is an error. The names and the order below follow upstream's dispatch; the numeric
- * values and the mask/shift are NOT known from upstream's sources available here (its
- * header defining them was not found) and are this library's own choice.
+ *   type = (flags & ROCSHMEM_TILE_ELEMENT_TYPE_MASK) >> ROCSHMEM_TILE_ELEMENT_TYPE_SHIFT,
+ * one of the ROCSHMEM_TILE_ELEMENT_* codes (rocshmem_constants.hpp, from codegen/table.rs).
+ * Upstream's reductions do exactly this, set by its typed templates from the tensor's
+ * element_type (so do ours, rocshmem_TILE_impl.hpp); element_size is not used to pick the
+ * type, and an unknown type is an error. The names are upstream's; the values and the mask
+ * are this library's (upstream's were not found).
  */
-enum class TileElem : uint64_t {
-  unknown = 0,
-  int8,       // signed char
-  uint8,      // unsigned char
-  int16,      // short
-  short_,     // short
-  uint16,     // unsigned short
-  ushort,     // unsigned short
-  int32,      // int
-  int_,       // int
-  uint32,     // unsigned int
-  uint,       // unsigned int
-  long_,      // long
-  ulong,      // unsigned long
-  int64,      // long long
-  longlong,   // long long
-  uint64,     // unsigned long long
-  ulonglong,  // unsigned long long
-  float_,     // float
-  double_,    // double
-};
-constexpr uint64_t kTileElemShift = 0;
-constexpr uint64_t kTileElemMask = 0xff;
-
-/** The code of element type T (unknown for types upstream cannot reduce). */
-template <class T>
-struct TileElemOf {
-  static constexpr TileElem value = TileElem::unknown;
-};
-#define ROCSHMEM_TILE_ELEM_OF(T, E) \
-  template <>                       \
-  struct TileElemOf<T> {            \
-    static constexpr TileElem value = TileElem::E; \
-  };
-ROCSHMEM_TILE_ELEM_OF(signed char, int8)
-ROCSHMEM_TILE_ELEM_OF(unsigned char, uint8)
-ROCSHMEM_TILE_ELEM_OF(short, int16)
-ROCSHMEM_TILE_ELEM_OF(unsigned short, uint16)
-ROCSHMEM_TILE_ELEM_OF(int, int32)
-ROCSHMEM_TILE_ELEM_OF(unsigned int, uint32)
-ROCSHMEM_TILE_ELEM_OF(long, long_)
-ROCSHMEM_TILE_ELEM_OF(unsigned long, ulong)
-ROCSHMEM_TILE_ELEM_OF(long long, int64)
-ROCSHMEM_TILE_ELEM_OF(unsigned long long, uint64)
-ROCSHMEM_TILE_ELEM_OF(float, float_)
-ROCSHMEM_TILE_ELEM_OF(double, double_)
-#undef ROCSHMEM_TILE_ELEM_OF
-
-/** `flags` bits that name element type T for a reduction. */
-template <class T>
-ROCSHMEM_DEV_INLINE constexpr uint64_t tile_elem_flags() {
-  return (uint64_t(TileElemOf<T>::value) << kTileElemShift) & kTileElemMask;
+ROCSHMEM_DEV_INLINE uint64_t tile_elem(uint64_t flags) {
+  return (flags & ROCSHMEM_TILE_ELEMENT_TYPE_MASK) >> ROCSHMEM_TILE_ELEMENT_TYPE_SHIFT;
 }
 
 // ---- geometry ---------------------------------------------------------------------------
@@ -491,7 +440,7 @@ ROCSHMEM_DEV_INLINE int tile_reduce_typed(const CollCtx &cc, const TileGeom &g, 
 /**
  * Tile reduction to `root` (team-relative) with OP in {sum, max, min}.
  *
- * The element type comes from `flags` (TileElem, as upstream): element_size alone cannot
+ * The element type comes from `flags` (tile_elem, as upstream): element_size alone cannot
  * tell int from float. An unknown type is an error, as upstream; a type whose size is not
  * element_size is an error here too. Integer sums wrap; 16-bit floats are not in upstream's
  * set of types and are not accepted. Only the root's `dst` is written (upstream's public
@@ -513,25 +462,17 @@ ROCSHMEM_DEV_INLINE int tile_reduce(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
     return ROCSHMEM_ERROR;
   if (dst == nullptr || src == nullptr || !tile_in_heap(cc.s, s) || !tile_team_reachable(cc.s, cc.t))
     return ROCSHMEM_ERROR;
-  switch (static_cast<TileElem>((flags & kTileElemMask) >> kTileElemShift)) {
-    case TileElem::int8: return tile_reduce_typed<signed char, OP, G>(cc, g, d, s, root);
-    case TileElem::uint8: return tile_reduce_typed<unsigned char, OP, G>(cc, g, d, s, root);
-    case TileElem::int16:
-    case TileElem::short_: return tile_reduce_typed<short, OP, G>(cc, g, d, s, root);
-    case TileElem::uint16:
-    case TileElem::ushort: return tile_reduce_typed<unsigned short, OP, G>(cc, g, d, s, root);
-    case TileElem::int32:
-    case TileElem::int_: return tile_reduce_typed<int, OP, G>(cc, g, d, s, root);
-    case TileElem::uint32:
-    case TileElem::uint: return tile_reduce_typed<unsigned int, OP, G>(cc, g, d, s, root);
-    case TileElem::long_: return tile_reduce_typed<long, OP, G>(cc, g, d, s, root);
-    case TileElem::ulong: return tile_reduce_typed<unsigned long, OP, G>(cc, g, d, s, root);
-    case TileElem::int64:
-    case TileElem::longlong: return tile_reduce_typed<long long, OP, G>(cc, g, d, s, root);
-    case TileElem::uint64:
-    case TileElem::ulonglong: return tile_reduce_typed<unsigned long long, OP, G>(cc, g, d, s, root);
-    case TileElem::float_: return tile_reduce_typed<float, OP, G>(cc, g, d, s, root);
-    case TileElem::double_: return tile_reduce_typed<double, OP, G>(cc, g, d, s, root);
+  switch (tile_elem(flags)) {
+    case ROCSHMEM_TILE_ELEMENT_INT8: return tile_reduce_typed<signed char, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_UINT8: return tile_reduce_typed<unsigned char, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_INT16: return tile_reduce_typed<short, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_UINT16: return tile_reduce_typed<unsigned short, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_INT32: return tile_reduce_typed<int, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_UINT32: return tile_reduce_typed<unsigned int, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_INT64: return tile_reduce_typed<long long, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_UINT64: return tile_reduce_typed<unsigned long long, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_FLOAT: return tile_reduce_typed<float, OP, G>(cc, g, d, s, root);
+    case ROCSHMEM_TILE_ELEMENT_DOUBLE: return tile_reduce_typed<double, OP, G>(cc, g, d, s, root);
     default: return ROCSHMEM_ERROR;
   }
 }

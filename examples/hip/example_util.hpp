@@ -1,6 +1,7 @@
 /*
  * Helpers shared by the HIP examples (not part of the rocSHMEM API): HIP error checks, random
- * data that every PE can regenerate for any other PE, and the result line.
+ * data that every PE can regenerate for any other PE, and the result line; on the host
+ * platform, the few HIP runtime calls the tile examples make.
  *
  * Data: each PE draws a fresh seed at start-up (or takes ROCSHMEM_EXAMPLE_SEED, to repeat a
  * run) and publishes it in a symmetric word; `value(seed, i)` is then known to every PE, so a
@@ -9,7 +10,44 @@
 #ifndef ROCSHMEM_EXAMPLE_UTIL_HPP
 #define ROCSHMEM_EXAMPLE_UTIL_HPP
 
+#if defined(__HIP__) || defined(__HIPCC__) || defined(__CUDACC__) || defined(__CUDA__)
 #include <hip/hip_runtime.h>
+
+/** Work-group shared memory: `__shared__` on GPUs. */
+#define EXAMPLE_SHARED(T, name) __shared__ T name
+#else
+/*
+ * The host platform (a plain C++ compiler, no GPU): kernels run on CPU threads of the library's
+ * launcher (<rocshmem/host_kernel.hpp>) and symmetric memory is host memory, so the few HIP
+ * runtime calls the examples make are plain memory operations here, and hipLaunchKernelGGL
+ * runs the kernel and returns when it is done. Only what the examples use.
+ */
+#include <rocshmem/host_kernel.hpp>
+
+#include <string.h>
+
+enum hipMemcpyKind { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice,
+                     hipMemcpyDefault };
+inline hipError_t hipMemcpy(void *dst, const void *src, size_t bytes, hipMemcpyKind) {
+  memmove(dst, src, bytes);
+  return hipSuccess;
+}
+inline hipError_t hipMemset(void *dst, int value, size_t bytes) {
+  memset(dst, value, bytes);
+  return hipSuccess;
+}
+inline hipError_t hipDeviceSynchronize() { return hipSuccess; }
+inline hipError_t hipGetLastError() { return hipSuccess; }
+inline const char *hipGetErrorString(hipError_t e) { return e == hipSuccess ? "no error" : "error"; }
+#define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \
+  rocshmem_host_launch(kernel, dim3(grid), dim3(block), __VA_ARGS__)
+
+/** Work-group shared memory: no __shared__ on the host platform, so one variable per
+ *  work-group, chosen by blockIdx (a process runs one launch at a time). */
+#define EXAMPLE_SHARED(T, name)              \
+  static T name##_per_wg[1024];              \
+  T &name = name##_per_wg[blockIdx.x]
+#endif
 
 #include <rocshmem/rocshmem.hpp>
 

@@ -4,9 +4,9 @@ GPU (Triton bundles ptxas), and checks what the GPU run relies on.
 
     check_compile.py [--bitcode librocshmem_device_sm_90.bc] [--arch 90]
 
-(the bitcode also comes from ROCSHMEM_BITCODE). Needs triton (the CPU-only wheel is enough), no
-torch. For each kernel (put_signal_graph.ring_put_signal, and one calling every device function
-of rocshmem_triton):
+(default: the bitcode of the installed package `rocshmem`, as rocshmem.triton finds it). Needs
+triton (the CPU-only wheel is enough) and the package, no torch. For each kernel
+(put_signal_graph.ring_put_signal, and one calling every device function of rocshmem.triton):
   - Triton links the bitcode and compiles to PTX and a cubin (ptxas);
   - the LLVM IR has no unresolved function left, and every call into the library has the
     library's own types (the int32/int64 declarations were rewritten, not left mismatched);
@@ -28,18 +28,20 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
+import rocshmem.triton as rt
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rocshmem_triton as rt  # noqa: E402
 from put_signal_graph import ring_put_signal  # noqa: E402
 
 
 @triton.jit
 def every_function(dst, src, sig, out, nbytes):
-    """Calls every device function of rocshmem_triton once (compiled, never run)."""
+    """Calls every device function of rocshmem.triton once (compiled, never run)."""
     me = rt.my_pe()
     n = rt.n_pes()
     nxt = (me + 1) % n
     rt.putmem_wg(dst, src, nbytes, nxt)
+    rt.putmem_nbi_wg(dst, src, nbytes, nxt)
     rt.getmem_wg(dst, src, nbytes, nxt)
     rt.putmem_signal_wg(dst, src, nbytes, sig, 1, rt.SIGNAL_ADD, nxt)
     rt.uint64_wait_until(sig, rt.CMP_GE, 1)
@@ -137,10 +139,8 @@ def check_llir(llir):
 
 
 def check_kernel(fn, signature, bitcode, arch):
-    options = {"extern_libs": ((rt.LIB_NAME, bitcode),), "num_warps": 4}
-    with open(bitcode, "rb") as f:
-        if b"nvvm-reflect-ftz" in f.read():
-            options["enable_reflect_ftz"] = False  # as Rocshmem.enable_triton does
+    options = rt.options(bitcode=bitcode)  # what every launch of an @rt.jit kernel gets
+    options["num_warps"] = 4
     t0 = time.monotonic()
     try:
         src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={})
@@ -181,12 +181,18 @@ def check_kernel(fn, signature, bitcode, arch):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bitcode", default=os.environ.get("ROCSHMEM_BITCODE"),
-                   help="librocshmem_device_sm_XX.bc (default: ROCSHMEM_BITCODE)")
+    p.add_argument("--bitcode", help="librocshmem_device_sm_XX.bc (default: the package's, as rocshmem.triton "
+                                     "finds it: ROCSHMEM_BITCODE, next to ROCSHMEM_LIBRARY, or bundled)")
     p.add_argument("--arch", type=int, default=90, help="compute capability, default 90")
     p.add_argument("--one", help=argparse.SUPPRESS)  # internal: check this kernel, in this process
     args = p.parse_args()
-    if not args.bitcode or not os.path.isfile(args.bitcode):
+    if not args.bitcode:
+        try:
+            args.bitcode = rt.bitcode_path(args.arch)
+        except Exception as e:  # noqa: BLE001 - reported as the failure
+            print(f"FAIL check_compile: {e}", file=sys.stderr)
+            return 1
+    if not os.path.isfile(args.bitcode):
         print(f"FAIL check_compile: no device bitcode ({args.bitcode!r}): give --bitcode or ROCSHMEM_BITCODE",
               file=sys.stderr)
         return 1

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """A Triton kernel calling rocSHMEM, captured in a CUDA graph by PyTorch and replayed, one PE per GPU.
 
-    put_signal_graph.py [-n PES] [--lib librocshmem.so] [--bitcode librocshmem_device_sm_90.bc]
-                        [--replays 100] [--sizes 1,4099,1048583] [--timeout 300]
+    put_signal_graph.py [-n PES] [--replays 100] [--sizes 1,4099,1048583] [--timeout 300]
 
-The library and bitcode also come from ROCSHMEM_LIB (or ROCSHMEM_CORE_DIR/librocshmem.so) and
-ROCSHMEM_BITCODE. Needs torch with CUDA, triton, and PES GPUs (default 2) with peer access.
+Uses the installed Python package `rocshmem` (pip install <source tree>): its library, its
+device bitcode and rocshmem.triton (ROCSHMEM_LIBRARY / ROCSHMEM_BITCODE pick others). Needs
+torch with CUDA, triton, and PES GPUs (default 2) with peer access (PEs may share a GPU).
 
 This process starts PES copies of itself (PE i on GPU i) and waits for them. PE 0 makes a
 unique id and writes it to a file the others read (the out-of-band exchange); each PE then
@@ -23,7 +23,7 @@ PE passed. A PE that does not finish within --timeout seconds is stopped (exit s
 Replay a run's data with ROCSHMEM_TEST_SEED=<seed printed by the run>.
 
 Under rocshmem-run (`rocshmem-run -n 2 python3 put_signal_graph.py`) the PEs init with
-rocshmem_init instead of the unique id (PE i on GPU i).
+rocshmem.init() instead of the unique id (PE i on GPU i).
 """
 
 import argparse
@@ -37,14 +37,13 @@ import sys
 import tempfile
 import time
 
-import triton
 import triton.language as tl
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rocshmem_triton as rt  # noqa: E402
+import rocshmem
+import rocshmem.triton as rt
 
 
-@triton.jit(do_not_specialize=["nbytes", "nxt"])
+@rt.jit(do_not_specialize=["nbytes", "nxt"])
 def ring_put_signal(dst, src, sig, epoch, nbytes, nxt):
     """One program (work-group) per PE: entry barrier (the next PE has checked what it got last
     time), put nbytes of src into the next PE's dst with the signal set to this launch's number,
@@ -63,21 +62,6 @@ def fail_exit(msg):
     sys.exit(1)
 
 
-def default_paths(args):
-    lib = args.lib or os.environ.get("ROCSHMEM_LIB")
-    if not lib and os.environ.get("ROCSHMEM_CORE_DIR"):
-        lib = os.path.join(os.environ["ROCSHMEM_CORE_DIR"], "librocshmem.so")
-    bc = args.bitcode or os.environ.get("ROCSHMEM_BITCODE")
-    if not lib:
-        fail_exit("no librocshmem.so: give --lib, ROCSHMEM_LIB or ROCSHMEM_CORE_DIR")
-    if not bc:
-        fail_exit("no device bitcode: give --bitcode or ROCSHMEM_BITCODE (librocshmem_device_sm_XX.bc)")
-    for what, p in (("librocshmem.so", lib), ("device bitcode", bc)):
-        if not os.path.isfile(p):
-            fail_exit(f"{what} {p}: no such file")
-    return os.path.abspath(lib), os.path.abspath(bc)
-
-
 def parse_sizes(text):
     try:
         sizes = [int(x, 0) for x in text.split(",") if x]
@@ -92,7 +76,6 @@ def parse_sizes(text):
 # Launcher: starts the PEs, stops them all if one fails or the time is up.
 
 def launch(args):
-    lib, bc = default_paths(args)
     env_seed = os.environ.get("ROCSHMEM_TEST_SEED")
     seed = int(env_seed, 0) if env_seed else random.SystemRandom().getrandbits(63)
     print(f"put_signal_graph: {args.n} PEs, sizes {args.sizes}, {args.replays} replays, seed {seed:#x} "
@@ -102,7 +85,7 @@ def launch(args):
     try:
         for rank in range(args.n):
             cmd = [sys.executable, os.path.abspath(__file__), "--rank", str(rank), "-n", str(args.n),
-                   "--exchange-dir", xdir, "--seed", str(seed), "--lib", lib, "--bitcode", bc,
+                   "--exchange-dir", xdir, "--seed", str(seed),
                    "--replays", str(args.replays), "--sizes", args.sizes, "--timeout", str(args.timeout)]
             procs.append(subprocess.Popen(cmd))
         deadline = time.monotonic() + args.timeout + 30
@@ -146,11 +129,11 @@ def launch(args):
 # --------------------------------------------------------------------------------------------
 # One PE.
 
-def exchange_uid(shm, rank, xdir, timeout):
+def exchange_uid(rank, xdir, timeout):
     """PE 0 makes the id and publishes it (written whole, then renamed); the others wait for it."""
     path = os.path.join(xdir, "uniqueid")
     if rank == 0:
-        uid = shm.get_uniqueid()
+        uid = rocshmem.get_uniqueid()
         with open(path + ".tmp", "wb") as f:
             f.write(uid)
         os.replace(path + ".tmp", path)
@@ -183,7 +166,6 @@ def run_pe(args):
     # Never hang: dump the stacks and exit if this PE is stuck (a C-level timer thread, so it also
     # fires while the main thread waits inside CUDA).
     faulthandler.dump_traceback_later(timeout, exit=True)
-    lib, bc = default_paths(args)
     under_launcher = args.rank is None
     rank = int(os.environ["ROCSHMEM_RUN_RANK"]) if under_launcher else args.rank
     who = f"PE {rank}"
@@ -198,17 +180,17 @@ def run_pe(args):
     torch.cuda.set_device(rank % ngpu)
     torch.zeros(1, device="cuda")
 
-    shm = rt.Rocshmem(lib)
     if under_launcher:
-        shm.init()
+        rocshmem.init()
     else:
-        shm.init_uniqueid(rank, nranks, exchange_uid(shm, rank, args.exchange_dir, timeout))
-    me, n = shm.my_pe(), shm.n_pes()
+        rocshmem.init(uid=exchange_uid(rank, args.exchange_dir, timeout), rank=rank, nranks=nranks)
+    me, n = rocshmem.my_pe(), rocshmem.n_pes()
     if (me, n) != (rank, nranks):
-        fail_exit(f"{who}: rocshmem_my_pe/n_pes = {me}/{n}, expected {rank}/{nranks}")
+        fail_exit(f"{who}: rocshmem.my_pe/n_pes = {me}/{n}, expected {rank}/{nranks}")
     nxt, prev = (me + 1) % n, (me - 1) % n
     if me == 0:
-        print(f"put_signal_graph: {n} PEs of {shm.name()} on {torch.cuda.get_device_name()}", flush=True)
+        print(f"put_signal_graph: {n} PEs of {rocshmem.info()['name']} on {torch.cuda.get_device_name()}, "
+              f"bitcode {rt.bitcode_path()}", flush=True)
 
     sizes = parse_sizes(args.sizes)
     seed = args.seed
@@ -218,14 +200,12 @@ def run_pe(args):
         total += (s + 255) // 256 * 256
     # Symmetric: what the peer writes (destinations, signal word). The source and the launch
     # counter are ordinary torch memory.
-    heap = shm.malloc(total + 8)
-    sym = shm.tensor(heap, total + 8)
+    sym = rocshmem.tensor(total + 8, torch.uint8)
     dst = [sym[o:o + s] for o, s in zip(offsets, sizes)]
     sig = sym[total:total + 8].view(torch.int64)
     src = [torch.empty(s, dtype=torch.uint8, device="cuda") for s in sizes]
     epoch = torch.zeros(1, dtype=torch.int64, device="cuda")
     sig.zero_()
-    options = shm.enable_triton(bc)
 
     failures = []
 
@@ -258,7 +238,7 @@ def run_pe(args):
 
     def launch_all():
         for i, nbytes in enumerate(sizes):
-            ring_put_signal[(1,)](dst[i], src[i], sig, epoch, nbytes, nxt, **options)
+            ring_put_signal[(1,)](dst[i], src[i], sig, epoch, nbytes, nxt)  # rt.jit links the bitcode
 
     # Eager run: compiles (Triton links the bitcode), loads the module, the hook runs
     # rocshmem_hipmodule_init on it, then the launches.
@@ -266,15 +246,15 @@ def run_pe(args):
     prepare(-1)
     launch_all()
     ok = check(-1, "eager run")
-    if not shm.modules:
+    if not rt.modules:
         failures.append("the kernel-load hook initialised no module (is the hook installed?)")
         print(f"FAIL put_signal_graph: {who}: {failures[-1]}", file=sys.stderr, flush=True)
         ok = False
     print(f"{who}: {'PASS' if ok else 'FAIL'} eager run ({len(sizes)} sizes; compile + load "
-          f"{time.monotonic() - t0:.1f} s; modules initialised: {[m[0] for m in shm.modules]})", flush=True)
+          f"{time.monotonic() - t0:.1f} s; modules initialised: {[m[0] for m in rt.modules]})", flush=True)
 
     # Capture: the launches only (data is written between replays, outside the graph).
-    shm.barrier_all()
+    rocshmem.barrier_all()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         launch_all()
@@ -291,10 +271,10 @@ def run_pe(args):
     print(f"{who}: {'PASS' if replays_ok == args.replays else 'FAIL'} graph: {replays_ok}/{args.replays} replays "
           f"checked ({time.monotonic() - t0:.1f} s)", flush=True)
 
-    shm.barrier_all()
-    del graph  # the tensors over the heap are not used after this
-    shm.free(heap)
-    shm.finalize()
+    rocshmem.barrier_all()
+    del graph, dst, sig  # the tensors over the heap are not used after this
+    rocshmem.free(sym)
+    rocshmem.finalize()
     faulthandler.cancel_dump_traceback_later()
     if failures:
         print(f"FAIL put_signal_graph: {who}: {len(failures)} check(s) failed", file=sys.stderr, flush=True)
@@ -306,8 +286,6 @@ def run_pe(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", type=int, default=2, help="number of PEs (GPUs), default 2")
-    p.add_argument("--lib", help="librocshmem.so (default: ROCSHMEM_LIB or ROCSHMEM_CORE_DIR/librocshmem.so)")
-    p.add_argument("--bitcode", help="librocshmem_device_sm_XX.bc (default: ROCSHMEM_BITCODE)")
     p.add_argument("--replays", type=int, default=100, help="graph replays, default 100")
     p.add_argument("--sizes", default="1,4099,1048583", help="bytes per put, comma-separated")
     p.add_argument("--timeout", type=float, default=300, help="seconds before a PE is stopped, default 300")

@@ -147,6 +147,45 @@
 // `ROCSHMEM_INIT_WITH_UNIQUEID` (unsigned int).
 #define ROCSHMEM_INIT_WITH_UNIQUEID 1
 
+// `ROCSHMEM_TILE_ELEMENT_UNKNOWN` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_UNKNOWN 0
+
+// `ROCSHMEM_TILE_ELEMENT_INT8` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_INT8 1
+
+// `ROCSHMEM_TILE_ELEMENT_UINT8` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_UINT8 2
+
+// `ROCSHMEM_TILE_ELEMENT_INT16` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_INT16 3
+
+// `ROCSHMEM_TILE_ELEMENT_UINT16` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_UINT16 4
+
+// `ROCSHMEM_TILE_ELEMENT_INT32` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_INT32 5
+
+// `ROCSHMEM_TILE_ELEMENT_UINT32` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_UINT32 6
+
+// `ROCSHMEM_TILE_ELEMENT_INT64` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_INT64 7
+
+// `ROCSHMEM_TILE_ELEMENT_UINT64` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_UINT64 8
+
+// `ROCSHMEM_TILE_ELEMENT_FLOAT` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_FLOAT 9
+
+// `ROCSHMEM_TILE_ELEMENT_DOUBLE` (enum ROCSHMEM_TILE_ELEMENT_TYPE).
+#define ROCSHMEM_TILE_ELEMENT_DOUBLE 10
+
+// `ROCSHMEM_TILE_ELEMENT_TYPE_SHIFT` (uint64_t).
+#define ROCSHMEM_TILE_ELEMENT_TYPE_SHIFT 0
+
+// `ROCSHMEM_TILE_ELEMENT_TYPE_MASK` (uint64_t).
+#define ROCSHMEM_TILE_ELEMENT_TYPE_MASK 255
+
 #define ROCSHMEM_MAJOR_VERSION 1
 
 #define ROCSHMEM_MINOR_VERSION 4
@@ -4481,6 +4520,13 @@ void rocshmem_finalize(void);
 
 // Internal (used by the C++ shim): whether the runtime is initialised. Prints nothing.
 bool rocshmemi_initialized(void);
+
+// Extension (not upstream): the one-line message of the last error this thread reported
+// (`rocshmem: PE <n>: error: <call>: <what>`, without the newline), or NULL if it reported
+// none since the previous call; each error is returned once. Kept whatever
+// `ROCSHMEM_DEBUG_LEVEL` says. For bindings (the Python package) that turn a failed call into
+// an exception; the text stays valid until this thread's next call of this function.
+const char *rocshmem_last_error(void);
 
 // Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.
 //

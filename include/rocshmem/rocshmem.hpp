@@ -26,21 +26,8 @@
 #include "rocshmem_config.h"
 #include "rocshmem_common.hpp"
 
-/*
- * MPI_Comm for the MPI overloads. Upstream, without an external MPI, declares Open MPI's ABI
- * type so that `rocshmem_init(MPI_Comm)` links the same way; so do we. If <mpi.h> is found
- * it is used (an Open MPI <mpi.h> declares the same type).
- */
-#if !defined(MPI_VERSION)
-#if defined(__has_include)
-#if __has_include(<mpi.h>)
-#include <mpi.h>
-#endif
-#endif
-#endif
-#if !defined(MPI_VERSION)
-typedef struct ompi_communicator_t *MPI_Comm;
-#endif
+/* MPI_Comm for the MPI overloads: Open MPI's type, from <mpi.h> or declared there. */
+#include "rocshmem_mpi.hpp"
 
 #include "rocshmem_HOST.hpp"
 #include "rocshmem_RMA.hpp"
@@ -50,6 +37,25 @@ typedef struct ompi_communicator_t *MPI_Comm;
 #include "rocshmem_P2P_SYNC.hpp"
 #include "rocshmem_RMA_X.hpp"
 #include "rocshmem_DEVICE.hpp"
+/* The tile templates (upstream's rocshmem_TILE.hpp); device code also includes
+ * <rocshmem/rocshmem_device.hpp> for their definitions. */
+#include "rocshmem_TILE.hpp"
+
+/*
+ * AMD (HIP, -fgpu-rdc): every translation unit that includes this header refers to a symbol of
+ * the device library's host part, which holds the glue that fills the program's device globals
+ * (ROCSHMEM_CTX_DEFAULT, ...) at init. So upstream's link lines (`hipcc -fgpu-rdc app.o
+ * <prefix>/lib/librocshmem.a`, or `-lrocshmem` where the archive is what -l finds) link it like
+ * any other symbol. Linked with librocshmem.so instead, the program also needs
+ * -lrocshmem_device (else the linker names this symbol). -fgpu-rdc code linked with
+ * librocshmem.so alone (its kernels loaded as a module) defines ROCSHMEM_NO_DEVICE_LIBRARY.
+ */
+#if defined(__HIP__) && defined(__CLANG_RDC__) && !defined(__HIP_DEVICE_COMPILE__) && \
+    !defined(ROCSHMEM_NO_DEVICE_LIBRARY)
+extern "C" const int rocshmemi_link_librocshmem_a_or_librocshmem_device_a;
+__attribute__((used)) static const int *const rocshmemi_device_library_ref =
+    &rocshmemi_link_librocshmem_a_or_librocshmem_device_a;
+#endif
 
 namespace rocshmem {
 

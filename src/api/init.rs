@@ -5,6 +5,7 @@ use crate::bootstrap::{self, Method};
 use crate::env::Config;
 use crate::team::{SHARED_SLOT, WORLD_SLOT};
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 unsafe extern "C" {
     /// Defined by the C++ shim (src/cxx/shim_core.cpp): sets the C++ globals upstream programs
@@ -46,9 +47,55 @@ fn publish(rt: Option<&Runtime>) {
 }
 
 fn init_with(method: Method) -> Result<()> {
-    let rt = crate::runtime::init(method)?;
+    let rt = match crate::runtime::init(method) {
+        // An explicit init after an implicit one (ROCSHMEM_INIT_ON_DEMAND) is the init the
+        // program meant: nothing to do.
+        Err(Error::AlreadyInitialized) if STARTED_ON_DEMAND.load(Ordering::Acquire) => return Ok(()),
+        r => r?,
+    };
     publish(Some(rt));
     Ok(())
+}
+
+/// Whether the runtime was started by a call before init (ROCSHMEM_INIT_ON_DEMAND=1).
+static STARTED_ON_DEMAND: AtomicBool = AtomicBool::new(false);
+
+/// A call that needs the runtime came before init. With `ROCSHMEM_INIT_ON_DEMAND=1`, starts
+/// the library as `rocshmem_init()` does (launcher, MPI launcher or a single PE; rocSHMEM 2.x
+/// started on demand) and returns it; a later `rocshmem_init*` then does nothing. Otherwise
+/// NotInitialized. A failed start ends the process, as a failed `rocshmem_init` does.
+pub(crate) fn on_demand() -> Result<&'static Runtime> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let wanted = std::env::var("ROCSHMEM_INIT_ON_DEMAND")
+        .ok()
+        .and_then(|v| crate::env::parse(crate::env::Kind::Bool, "ROCSHMEM_INIT_ON_DEMAND", &v).ok())
+        .is_some_and(|v| matches!(v, crate::env::Value::Bool(true)));
+    if !wanted {
+        return Err(Error::NotInitialized);
+    }
+    // One thread starts it; others wait and find it started.
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Ok(rt) = crate::runtime::get() {
+        return Ok(rt);
+    }
+    let call = "rocshmem_init (on demand)";
+    match crate::runtime::init(Method::Auto) {
+        Ok(rt) => {
+            STARTED_ON_DEMAND.store(true, Ordering::Release);
+            publish(Some(rt));
+            log::write(
+                Level::Info,
+                call,
+                format_args!("started by a call before rocshmem_init (ROCSHMEM_INIT_ON_DEMAND=1)"),
+            );
+            Ok(rt)
+        }
+        Err(Error::AlreadyInitialized) => crate::runtime::get(),
+        Err(e) => {
+            report(call, &e);
+            crate::runtime::exit_now(1);
+        }
+    }
 }
 
 /// Initialises the runtime: under `rocshmem-run`, under an MPI launcher (MPI_COMM_WORLD), or
@@ -192,12 +239,11 @@ pub unsafe extern "C" fn rocshmem_set_attr_uniqueid_args(
 /// finalises MPI if rocSHMEM initialised it.
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_finalize() {
-    void_call("rocshmem_finalize", || {
-        rt()?;
-        // Work queued on host-platform streams runs while the handles are still published.
-        crate::stream::host::drain_all();
+    // Not counted in flight: finalize waits for the calls that are (see `inflight`).
+    boundary("rocshmem_finalize", (), || {
+        crate::runtime::finalize()?;
         publish(None);
-        crate::runtime::finalize()
+        Ok(())
     })
 }
 
@@ -205,6 +251,26 @@ pub extern "C" fn rocshmem_finalize() {
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmemi_initialized() -> bool {
     rt().is_ok()
+}
+
+/// Extension (not upstream): the one-line message of the last error this thread reported
+/// (`rocshmem: PE <n>: error: <call>: <what>`, without the newline), or NULL if it reported
+/// none since the previous call; each error is returned once. Kept whatever
+/// `ROCSHMEM_DEBUG_LEVEL` says. For bindings (the Python package) that turn a failed call into
+/// an exception; the text stays valid until this thread's next call of this function.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_last_error() -> *const c_char {
+    thread_local! {
+        static TAKEN: std::cell::RefCell<std::ffi::CString> = std::cell::RefCell::new(std::ffi::CString::default());
+    }
+    match catch_unwind(crate::log::take_last_error) {
+        Ok(Some(line)) => TAKEN.with(|t| {
+            let mut t = t.borrow_mut();
+            *t = std::ffi::CString::new(line.replace('\0', " ")).unwrap_or_default();
+            t.as_ptr()
+        }),
+        _ => std::ptr::null(),
+    }
 }
 
 /// Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.

@@ -1,42 +1,50 @@
 //! Symmetric memory: allocation (collective), peer pointers, buffer registration.
 
 use super::*;
+use crate::heap::agree::{HeapCall, agree, free_offset};
 use crate::heap::alloc::MIN_ALIGN;
 use crate::runtime::Stats;
 use std::ffi::{c_int, c_void};
 
 /// Collective allocation: every PE makes the same call; all get the same heap offset. The
-/// barrier at the end makes the memory usable as a target as soon as the call returns.
-fn collective_alloc(call: &'static str, size: usize, align: usize, zero: bool) -> *mut c_void {
-    let rt = match rt() {
-        Ok(rt) => rt,
-        Err(e) => {
-            report(call, &e);
-            return std::ptr::null_mut();
+/// world barrier at the end (inside the agreement: src/heap/agree.rs) makes the memory usable
+/// as a target as soon as the call returns, and checks that every PE made the same call.
+fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usize, zero: bool) -> *mut c_void {
+    value_call(call, std::ptr::null_mut(), || {
+        let rt = rt()?;
+        // Every PE takes part in the agreement, also when its allocation failed (all fail alike
+        // when they made the same call).
+        let got = match size {
+            0 => Ok(std::ptr::null_mut()),
+            _ => rt.heap.alloc(size, align),
+        };
+        let base = rt.heap.user_base(rt.my_pe());
+        let offset = got.as_ref().ok().filter(|p| !p.is_null()).map(|p| *p as usize - base);
+        if let (Some(off), true) = (offset, zero) {
+            // Before the barrier: once a peer has returned it may put into our block.
+            // SAFETY: off..off+size was just allocated in our heap.
+            unsafe { rt.heap.fill((base + off) as *mut u8, 0, size)? };
         }
-    };
-    let p = value_call(call, std::ptr::null_mut(), || {
-        if size == 0 {
-            return Ok(std::ptr::null_mut());
+        if let Err(e) = agree(&rt.heap, &rt.sync, what, offset) {
+            if let Some(off) = offset {
+                // Undone: the heaps stay as they were on every PE.
+                rt.heap.free(base + off)?;
+            }
+            return Err(e);
         }
-        let p = rt.heap.alloc(size, align)?;
-        if zero {
-            // SAFETY: p..p+size was just allocated in our heap.
-            unsafe { rt.heap.fill(p, 0, size)? };
+        let p = got?;
+        if !p.is_null() {
+            Stats::add(&rt.stats.allocs, 1);
         }
-        Stats::add(&rt.stats.allocs, 1);
         Ok(p.cast())
-    });
-    // Every PE reaches the barrier, also when its allocation failed (all fail alike).
-    void_call(call, || rt.sync.barrier(&rt.heap, rt.world().set, crate::team::WORLD_SLOT));
-    p
+    })
 }
 
 /// Allocates `size` bytes (aligned to 128) on every PE's symmetric heap; collective. NULL if
 /// `size` is 0 or the heap is exhausted (with a message naming ROCSHMEM_HEAP_SIZE).
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_malloc(size: usize) -> *mut c_void {
-    collective_alloc("rocshmem_malloc", size, MIN_ALIGN, false)
+    collective_alloc("rocshmem_malloc", HeapCall::Malloc { size }, size, MIN_ALIGN, false)
 }
 
 /// Like `rocshmem_malloc` with `alignment` (a power of two, multiple of 8); collective. NULL
@@ -48,9 +56,9 @@ pub extern "C" fn rocshmem_align(alignment: usize, size: usize) -> *mut c_void {
             "rocshmem_align",
             &Error::invalid(format!("alignment={alignment} must be a power of two and a multiple of 8")),
         );
-        return collective_alloc("rocshmem_align", 0, MIN_ALIGN, false);
+        return collective_alloc("rocshmem_align", HeapCall::Align { alignment, size }, 0, MIN_ALIGN, false);
     }
-    collective_alloc("rocshmem_align", size, alignment, false)
+    collective_alloc("rocshmem_align", HeapCall::Align { alignment, size }, size, alignment, false)
 }
 
 /// Allocates `count * size` zeroed bytes; collective. NULL if either is 0 or the product
@@ -58,10 +66,10 @@ pub extern "C" fn rocshmem_align(alignment: usize, size: usize) -> *mut c_void {
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_calloc(count: usize, size: usize) -> *mut c_void {
     match count.checked_mul(size) {
-        Some(total) => collective_alloc("rocshmem_calloc", total, MIN_ALIGN, true),
+        Some(total) => collective_alloc("rocshmem_calloc", HeapCall::Calloc { count, size }, total, MIN_ALIGN, true),
         None => {
             report("rocshmem_calloc", &Error::invalid(format!("count={count} × size={size} overflows size_t")));
-            collective_alloc("rocshmem_calloc", 0, MIN_ALIGN, false)
+            collective_alloc("rocshmem_calloc", HeapCall::Calloc { count, size }, 0, MIN_ALIGN, false)
         }
     }
 }
@@ -75,7 +83,11 @@ pub extern "C" fn rocshmem_calloc(count: usize, size: usize) -> *mut c_void {
 pub unsafe extern "C" fn rocshmem_free(ptr: *mut c_void) {
     void_call("rocshmem_free", || {
         let rt = rt()?;
-        rt.sync.barrier(&rt.heap, rt.world().set, crate::team::WORLD_SLOT)?;
+        // Every PE agrees first (the agreement's barrier: no PE frees memory another is still
+        // writing), and frees only if every PE frees the same block.
+        let offset = free_offset(&rt.heap, ptr as usize);
+        let live = ptr.is_null() || rt.heap.is_block(ptr as usize);
+        agree(&rt.heap, &rt.sync, HeapCall::Free { offset }, live.then_some(0))?;
         if ptr.is_null() {
             return Ok(());
         }

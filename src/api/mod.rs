@@ -29,15 +29,46 @@ use crate::team::Team;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 pub use types::*;
 
-/// Prints the one-line report of a failed call.
+/// Prints the one-line report of a failed call. A call before `rocshmem_init` is reported
+/// once per process (programs written for rocSHMEM 2.x ask for their PE number first, and
+/// would otherwise print a line per call): the first such call names itself.
 pub(crate) fn report(call: &str, e: &Error) {
+    if *e == Error::NotInitialized {
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if ONCE.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        log::write(
+            Level::Error,
+            call,
+            format_args!(
+                "{e}: call rocshmem_init first (or set ROCSHMEM_INIT_ON_DEMAND=1 to start the library here, \
+                 as rocSHMEM 2.x did); later calls before init are not reported"
+            ),
+        );
+        return;
+    }
     log::write(Level::Error, call, format_args!("{e}"));
 }
 
-/// Runs `f` for an entry point that returns a value; `fail` on error or panic.
+/// Runs `f` for an entry point that returns a value; `fail` on error or panic. The call is
+/// counted in flight while it runs, so that `rocshmem_finalize` on another thread waits for it
+/// (see `inflight`).
+#[inline]
 pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
+    let token = crate::inflight::enter();
+    let v = boundary(call, fail, f);
+    crate::inflight::leave(token);
+    v
+}
+
+/// [`value_call`] without counting the call in flight (`rocshmem_finalize` itself).
+pub(crate) fn boundary<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
     if log::enabled(Level::Api) {
         log::write(Level::Api, call, format_args!("called"));
+    }
+    if crate::watchdog::on() {
+        crate::watchdog::enter(call);
     }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
@@ -62,9 +93,14 @@ pub(crate) fn status_call(call: &'static str, f: impl FnOnce() -> Result<()>) ->
     value_call(call, 1, || f().map(|()| 0))
 }
 
-/// The runtime, or NotInitialized/Finalized.
+/// The runtime, or NotInitialized/Finalized. Only inside a [`value_call`]: the runtime stays
+/// mapped until the call returns, and once finalize has begun new calls get `Finalized`.
+/// Before init, with `ROCSHMEM_INIT_ON_DEMAND=1`, initialises it first (see [`init::on_demand`]).
 pub(crate) fn rt() -> Result<&'static Runtime> {
-    runtime::get()
+    match runtime::get_ready() {
+        Err(Error::NotInitialized) => init::on_demand(),
+        r => r,
+    }
 }
 
 /// The team a context's PE numbers refer to (`None`: the default context).

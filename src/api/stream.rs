@@ -267,6 +267,7 @@ pub unsafe extern "C" fn rocshmem_alltoallmem_on_stream(
         if total > 0 {
             symmetric(rt, dest, total, "destination")?;
             symmetric(rt, source, total, "source")?;
+            crate::coll::check_overlap(dest as usize, total, source as usize, total, false)?;
         }
         let args = StreamArgs { team, dest, source, count: size as u64, ..Default::default() };
         collective(rt, "rocshmem_alltoallmem_on_stream", stream, "alltoallmem", args, total as u64)
@@ -300,6 +301,7 @@ pub unsafe extern "C" fn rocshmem_broadcastmem_on_stream(
         if nelems > 0 {
             symmetric(rt, dest, nelems, "destination")?;
             symmetric(rt, source, nelems, "source")?;
+            crate::coll::check_overlap(dest as usize, nelems, source as usize, nelems, true)?;
         }
         let args = StreamArgs { team, dest, source, count: nelems as u64, pe: pe_root, ..Default::default() };
         collective(rt, "rocshmem_broadcastmem_on_stream", stream, "broadcastmem", args, nelems as u64)
@@ -327,6 +329,7 @@ pub(crate) fn reduce<T>(
         if bytes > 0 {
             symmetric(rt, dest.cast(), bytes, "destination")?;
             symmetric(rt, source.cast(), bytes, "source")?;
+            crate::coll::check_overlap(dest as usize, bytes, source as usize, bytes, true)?;
         }
         let args = StreamArgs {
             ctx_opaque: ctx.ctx_opaque,
@@ -337,9 +340,9 @@ pub(crate) fn reduce<T>(
             count: nreduce as u64,
             ..Default::default()
         };
-        // In place (dest overlapping source): one work-group, staged through the team's scratch.
-        let (d, s) = (dest as usize, source as usize);
-        let spread = if d < s + bytes && s < d + bytes { 0 } else { bytes as u64 };
+        // In place (dest == source; other overlap was refused above): one work-group, staged
+        // through the team's scratch.
+        let spread = if std::ptr::eq(dest, source) { 0 } else { bytes as u64 };
         collective(rt, call, stream, &format!("reduce_{tname}_{op}"), args, spread)
     })
 }

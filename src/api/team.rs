@@ -10,10 +10,10 @@ fn set_out(out: *mut rocshmem_team_t, v: rocshmem_team_t) {
     }
 }
 
-fn split(parent: rocshmem_team_t, start: c_int, stride: c_int, size: c_int) -> Result<rocshmem_team_t> {
+fn split(parent: rocshmem_team_t, start: c_int, stride: c_int, size: c_int, null_out: bool) -> Result<rocshmem_team_t> {
     let rt = rt()?;
     let parent = team_of(rt, parent)?;
-    Ok(match rt.teams.split_strided(&rt.heap, &rt.sync, parent, start, stride, size)? {
+    Ok(match rt.teams.split_strided(&rt.heap, &rt.sync, parent, (start, stride, size), null_out)? {
         Some(t) => rt.teams.handle(t.slot),
         None => std::ptr::null_mut(),
     })
@@ -39,15 +39,13 @@ pub unsafe extern "C" fn rocshmem_team_split_strided(
     let _ = (config, config_mask);
     set_out(new_team, std::ptr::null_mut());
     status_call("rocshmem_team_split_strided", || {
-        if new_team.is_null() {
-            return Err(Error::NullPointer("new_team"));
-        }
         if parent_team.is_null() {
             // A PE outside the parent (it holds INVALID) takes part with nothing to do, as in
             // upstream and OpenSHMEM: new_team stays INVALID and the call succeeds.
             return Ok(());
         }
-        set_out(new_team, split(parent_team, start, stride, size)?);
+        // Bad arguments (a NULL new_team too) fail on every parent PE, after the exchange.
+        set_out(new_team, split(parent_team, start, stride, size, new_team.is_null())?);
         Ok(())
     })
 }
@@ -72,17 +70,14 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
     set_out(xteam, std::ptr::null_mut());
     set_out(yteam, std::ptr::null_mut());
     status_call("rocshmem_team_split_2d", || {
-        if xteam.is_null() || yteam.is_null() {
-            return Err(Error::NullPointer("xteam/yteam"));
-        }
-        if xrange < 1 {
-            return Err(Error::invalid(format!("xrange={xrange} must be positive")));
-        }
         let rt = rt()?;
-        let psize = team_of(rt, parent_team)?.set.size as c_int;
+        let parent = team_of(rt, parent_team)?;
+        // Every parent PE must pass the same valid xrange and output handles (all fail
+        // together otherwise).
+        rt.teams.agree_split_2d(&rt.heap, &rt.sync, parent, xrange, xteam.is_null() || yteam.is_null())?;
+        let psize = parent.set.size as c_int;
         let xrange = xrange.min(psize);
         let rows = (psize + xrange - 1) / xrange;
-        let parent = team_of(rt, parent_team)?;
         // Every parent PE takes part in every split (each keeps the one it belongs to), also
         // after one of its own splits failed: a split only synchronises its members, so the
         // rows and columns can succeed for some PEs and fail for others; skipping the rest
@@ -90,14 +85,14 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
         let (mut x, mut y) = (std::ptr::null_mut(), std::ptr::null_mut());
         let mut failure = None;
         for row in 0..rows {
-            match split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange)) {
+            match split(parent_team, row * xrange, 1, xrange.min(psize - row * xrange), false) {
                 Ok(h) if !h.is_null() => x = h,
                 Ok(_) => {}
                 Err(e) => failure = failure.or(Some(e)),
             }
         }
         for col in 0..xrange {
-            match split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange) {
+            match split(parent_team, col, xrange, (psize - col + xrange - 1) / xrange, false) {
                 Ok(h) if !h.is_null() => y = h,
                 Ok(_) => {}
                 Err(e) => failure = failure.or(Some(e)),

@@ -1,7 +1,8 @@
 //! The MPI functions of the RO backend: one-sided operations on a window, communicator and
 //! group management, non-blocking collectives. Like the bootstrap's (`bootstrap::mpi`), they
-//! are resolved at run time from the MPI library the bootstrap loaded (Open MPI ABI; types
-//! from mpi-sys), so librocshmem has no link-time dependency on MPI.
+//! are resolved at run time from the MPI library the bootstrap loaded (Open MPI ABI, types from
+//! mpi-sys; under MPICH the RO backend is refused at init), so librocshmem has no link-time
+//! dependency on MPI.
 //!
 //! Every wrapper returns `Err(message)` naming the MPI function and carrying MPI's error
 //! string; the objects we create get `MPI_ERRORS_RETURN`, so errors come back instead of
@@ -250,8 +251,21 @@ impl MpiRma {
 
     /// Waits for `req`, yielding between tests (other threads of this process may need the CPU).
     pub fn wait(&self, req: &mut MPI_Request, what: &str) -> std::result::Result<(), String> {
+        let start = std::time::Instant::now();
+        let mut watch = None;
+        let mut polls = 0u32;
         while !self.test(req, what)? {
             std::thread::yield_now();
+            polls = polls.wrapping_add(1);
+            // Watched once it lasts (ROCSHMEM_HANG_TIMEOUT), checked every 1024 polls.
+            if polls % 1024 == 0 {
+                if watch.is_none() && start.elapsed() > std::time::Duration::from_millis(1) {
+                    watch = crate::watchdog::Wait::begin(start);
+                }
+                if let Some(w) = watch.as_mut() {
+                    w.check();
+                }
+            }
         }
         Ok(())
     }

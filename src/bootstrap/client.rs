@@ -9,7 +9,7 @@ use super::wire::{Msg, PROTOCOL};
 use crate::error::{Error, Result};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvError, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,7 @@ pub struct HubClient {
     pub nranks: usize,
     /// What each rank sent when it joined.
     pub infos: Vec<Vec<u8>>,
-    writer: Mutex<TcpStream>,
+    writer: Arc<Mutex<TcpStream>>,
     replies: Mutex<Receiver<Msg>>,
     seq: AtomicU64,
     leaving: Arc<AtomicBool>,
@@ -76,33 +76,56 @@ impl HubClient {
         let l2 = leaving.clone();
         let ended = Arc::new(Mutex::new(None));
         let e2 = ended.clone();
+        let writer = Arc::new(Mutex::new(stream));
+        let w2 = writer.clone();
         std::thread::Builder::new()
             .name("rocshmem-watch".into())
-            .spawn(move || watch(reader, tx, l2, e2, on_abort))
+            .spawn(move || watch(reader, w2, tx, l2, e2, on_abort))
             .map_err(|e| Error::io("bootstrap: starting the watcher thread", e))?;
-        Ok(HubClient {
-            rank,
-            nranks,
-            infos,
-            writer: Mutex::new(stream),
-            replies: Mutex::new(rx),
-            seq: AtomicU64::new(0),
-            leaving,
-            ended,
-        })
+        // Hang reports (ROCSHMEM_HANG_TIMEOUT) go to the hub over this connection.
+        let w3 = writer.clone();
+        crate::watchdog::set_sink(Some(Arc::new(move |stuck, report| {
+            send_on(&w3, Msg::Status { stuck, report }).is_ok()
+        })));
+        Ok(HubClient { rank, nranks, infos, writer, replies: Mutex::new(rx), seq: AtomicU64::new(0), leaving, ended })
     }
 
     /// The error for a reply that will never come.
     fn lost(&self, during: &str) -> Error {
         match self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            Some(reason) => Error::Bootstrap(reason),
+            Some(reason) => Error::PeerFailed(reason),
             None => Error::Bootstrap(format!("lost the rendezvous connection{during}")),
         }
     }
 
     fn send(&self, msg: Msg) -> Result<()> {
-        let mut w = self.writer.lock().unwrap();
-        msg.write_to(&mut *w).map_err(|e| Error::io("bootstrap: send", e))
+        send_on(&self.writer, msg)
+    }
+
+    /// Waits for the hub's next reply, watched by the hang watchdog.
+    fn reply(&self, replies: &Receiver<Msg>) -> std::result::Result<Msg, RecvError> {
+        let Some(mut wait) = crate::watchdog::Wait::begin(Instant::now()) else { return replies.recv() };
+        loop {
+            match replies.recv_timeout(Duration::from_millis(100)) {
+                Ok(m) => return Ok(m),
+                Err(RecvTimeoutError::Timeout) => wait.check(),
+                Err(RecvTimeoutError::Disconnected) => return Err(RecvError),
+            }
+        }
+    }
+
+    /// Tells the hub that this PE's init failed and why, so that the hub ends the job with that
+    /// reason for every PE (instead of "PE n disconnected").
+    pub fn report_failure(&self, reason: String) {
+        if self.send(Msg::Failed { reason }).is_err() {
+            return;
+        }
+        // The hub answers with the Abort it sends everyone: wait for it (briefly), so that this
+        // process, which may host the hub, does not exit before the others were told.
+        let t0 = Instant::now();
+        while self.ended.lock().unwrap_or_else(|e| e.into_inner()).is_none() && t0.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     /// Every rank contributes `data`; everyone gets all contributions in rank order. Blocks
@@ -111,7 +134,7 @@ impl HubClient {
         let replies = self.replies.lock().unwrap();
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         self.send(Msg::Gather { seq, data: data.to_vec() })?;
-        match replies.recv() {
+        match self.reply(&replies) {
             Ok(Msg::Gathered { seq: s, parts }) if s == seq && parts.len() == self.nranks => Ok(parts),
             Ok(other) => Err(Error::Bootstrap(format!("unexpected bootstrap reply {other:?}"))),
             Err(_) => Err(self.lost("")),
@@ -127,7 +150,7 @@ impl HubClient {
         let replies = self.replies.lock().unwrap();
         self.leaving.store(true, Ordering::SeqCst);
         self.send(Msg::Finalize)?;
-        match replies.recv() {
+        match self.reply(&replies) {
             Ok(Msg::Bye) => Ok(()),
             Ok(other) => Err(Error::Bootstrap(format!("unexpected reply to finalize: {other:?}"))),
             Err(_) => Err(self.lost(" during finalize")),
@@ -141,8 +164,14 @@ impl HubClient {
     }
 }
 
+fn send_on(writer: &Mutex<TcpStream>, msg: Msg) -> Result<()> {
+    let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+    msg.write_to(&mut *w).map_err(|e| Error::io("bootstrap: send", e))
+}
+
 impl Drop for HubClient {
     fn drop(&mut self) {
+        crate::watchdog::set_sink(None);
         // The watcher holds a second descriptor of the socket; shutting the socket down (not just
         // closing ours) is what tells the hub we are gone.
         self.leaving.store(true, Ordering::SeqCst);
@@ -173,6 +202,7 @@ fn connect_until(addr: std::net::SocketAddr, deadline: Instant) -> Result<TcpStr
 
 fn watch(
     mut stream: TcpStream,
+    writer: Arc<Mutex<TcpStream>>,
     replies: Sender<Msg>,
     leaving: Arc<AtomicBool>,
     ended: Arc<Mutex<Option<String>>>,
@@ -192,6 +222,11 @@ fn watch(
                 // `ended` as its reason.
                 on_abort(status, reason, is_error);
                 return;
+            }
+            Ok(Some(Msg::Query)) => {
+                // A PE is stuck: say where this one waits (this thread runs whatever the
+                // program's threads are doing).
+                let _ = send_on(&writer, Msg::Status { stuck: false, report: crate::watchdog::report() });
             }
             Ok(Some(msg @ (Msg::Gathered { .. } | Msg::Bye))) => {
                 let bye = matches!(msg, Msg::Bye);

@@ -7,15 +7,26 @@
 //! the hub tell every other PE to stop, so nobody waits forever for a dead peer.
 
 use super::uid::UniqueId;
-use super::wire::{Msg, PROTOCOL};
+use super::wire::{Deadline, MAX_HELLO, Msg, PROTOCOL};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long the hub waits after a PE disconnected before it tells the others (see `serve`).
 const DISCONNECT_GRACE: Duration = Duration::from_millis(250);
+/// Connections that have not presented the secret yet, at most: a new connection beyond it
+/// closes the oldest of them. A PE sends its Hello right after connecting, so a legitimate
+/// connection leaves this set at once, and idle connections (an attack, a port scanner) cannot
+/// keep PEs out: they are the oldest.
+pub const MAX_UNAUTHENTICATED: usize = 256;
+
+/// How long a connection may take to send its Hello: the bootstrap timeout, within 1 to 10 s.
+fn hello_deadline(timeout: Duration) -> Duration {
+    timeout.clamp(Duration::from_secs(1), Duration::from_secs(10))
+}
 
 /// Handle on a running hub.
 #[derive(Clone)]
@@ -28,6 +39,9 @@ struct Shared {
     secret: [u8; 16],
     timeout: Duration,
     state: Mutex<State>,
+    /// Accepted connections whose Hello has not been handled yet, oldest first (id, socket).
+    unauthenticated: Mutex<std::collections::VecDeque<(usize, TcpStream)>>,
+    next_conn: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -42,6 +56,9 @@ struct State {
     finalized: Vec<bool>,
     /// The job ended (everyone said goodbye, or it was aborted): ignore later events.
     over: bool,
+    /// A hang report is being gathered (a PE's wait passed `ROCSHMEM_HANG_TIMEOUT`): what each
+    /// PE answered so far.
+    hang: Option<Vec<Option<String>>>,
 }
 
 impl State {
@@ -80,7 +97,13 @@ impl Hub {
         if let Some(n) = nranks {
             state.size_for(n as usize);
         }
-        let shared = Arc::new(Shared { secret: uid.secret, timeout, state: Mutex::new(state) });
+        let shared = Arc::new(Shared {
+            secret: uid.secret,
+            timeout,
+            state: Mutex::new(state),
+            unauthenticated: Mutex::new(std::collections::VecDeque::new()),
+            next_conn: AtomicUsize::new(0),
+        });
         let s2 = shared.clone();
         std::thread::Builder::new()
             .name("rocshmem-hub".into())
@@ -133,8 +156,24 @@ fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
         }
         match listener.accept() {
             Ok((stream, _)) => {
+                let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+                {
+                    let mut pending = shared.unauthenticated.lock().unwrap();
+                    while pending.len() >= MAX_UNAUTHENTICATED {
+                        // Its thread's read ends, and the thread with it.
+                        let (_, oldest) = pending.pop_front().unwrap();
+                        let _ = oldest.shutdown(std::net::Shutdown::Both);
+                    }
+                    if let Ok(s) = stream.try_clone() {
+                        pending.push_back((id, s));
+                    }
+                }
                 let s2 = shared.clone();
-                let _ = std::thread::Builder::new().name("rocshmem-hub-conn".into()).spawn(move || serve(s2, stream));
+                let spawned =
+                    std::thread::Builder::new().name("rocshmem-hub-conn".into()).spawn(move || serve(s2, stream, id));
+                if spawned.is_err() {
+                    shared.unauthenticated.lock().unwrap().retain(|(i, _)| *i != id);
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(5));
@@ -144,15 +183,54 @@ fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
     }
 }
 
+/// How long the hub waits for every PE to say what it waits in before it ends a hung job.
+const HANG_ANSWERS: Duration = Duration::from_secs(2);
+
+/// Ends a hung job once every PE answered the hub's `Query` (or `HANG_ANSWERS` passed), with
+/// one line saying where each PE is.
+fn hang_round(shared: Arc<Shared>) {
+    let t0 = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(20));
+        let mut st = shared.state.lock().unwrap();
+        let Some(h) = &st.hang else { return };
+        if h.iter().all(Option::is_some) || t0.elapsed() >= HANG_ANSWERS {
+            let parts: Vec<String> = h
+                .iter()
+                .enumerate()
+                .map(|(pe, a)| match a {
+                    Some(report) => format!("PE {pe} {report}"),
+                    None => format!("PE {pe} did not answer (stopped, or not running)"),
+                })
+                .collect();
+            let reason = format!("a wait passed ROCSHMEM_HANG_TIMEOUT, so the job is stopped: {}", parts.join("; "));
+            st.abort(1, -1, reason);
+            return;
+        }
+    }
+}
+
+/// Takes a connection out of the unauthenticated ones when its Hello has been handled.
+struct Admission<'a>(&'a Shared, usize);
+
+impl Drop for Admission<'_> {
+    fn drop(&mut self) {
+        self.0.unauthenticated.lock().unwrap_or_else(|e| e.into_inner()).retain(|(i, _)| *i != self.1);
+    }
+}
+
 /// One PE's connection: admission, then its requests until it leaves.
-fn serve(shared: Arc<Shared>, mut stream: TcpStream) {
+fn serve(shared: Arc<Shared>, mut stream: TcpStream, id: usize) {
+    let admission = Admission(&shared, id);
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_nodelay(true);
-    let _ = stream.set_read_timeout(Some(shared.timeout.max(Duration::from_secs(1))));
     let refuse = |mut s: &TcpStream, reason: String| {
         let _ = Msg::Refuse { reason }.write_to(&mut s);
     };
-    let rank = match Msg::read_from(&mut stream) {
+    // Before the secret is checked: one frame, no larger than a Hello, within a deadline.
+    let deadline = Instant::now() + hello_deadline(shared.timeout);
+    let hello = Msg::read_capped(&mut Deadline { stream: &stream, deadline }, MAX_HELLO);
+    let rank = match hello {
         Ok(Some(Msg::Hello { protocol, rank, nranks, secret, info })) => {
             if secret != shared.secret {
                 refuse(&stream, "wrong secret: this unique id belongs to another job".into());
@@ -201,8 +279,9 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream) {
             }
             r
         }
-        _ => return, // not a PE, or it gave up: nothing to clean
+        _ => return, // not a PE, too slow, or it gave up: nothing to clean
     };
+    drop(admission);
     let _ = stream.set_read_timeout(None);
     loop {
         let msg = Msg::read_from(&mut stream);
@@ -215,6 +294,22 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream) {
                 if slot.iter().all(Option::is_some) {
                     let parts = st.gathers.remove(&seq).unwrap().into_iter().map(Option::unwrap).collect();
                     st.broadcast(&Msg::Gathered { seq, parts });
+                }
+            }
+            Ok(Some(Msg::Failed { reason })) => {
+                st.abort(1, rank as i32, format!("PE {rank} failed in rocshmem_init: {reason}"));
+            }
+            Ok(Some(Msg::Status { stuck, report })) => {
+                if st.hang.is_none() && stuck && !st.over {
+                    // Ask everyone what they wait in; a PE that cannot answer (stopped, or
+                    // gone) is named as such when the round ends.
+                    st.hang = Some(vec![None; st.infos.len()]);
+                    st.broadcast(&Msg::Query);
+                    let s2 = shared.clone();
+                    let _ = std::thread::Builder::new().name("rocshmem-hub-hang".into()).spawn(move || hang_round(s2));
+                }
+                if let Some(h) = st.hang.as_mut() {
+                    h[rank] = Some(report);
                 }
             }
             Ok(Some(Msg::Exit { status })) => {

@@ -137,6 +137,14 @@ impl Job {
         }
     }
 
+    /// Tells the other PEs that this PE's init failed with `e` (not needed when `e` is another
+    /// PE's failure: everyone knows it already).
+    pub fn report_init_failure(&self, e: &Error) {
+        if let (Link::Hub { client, .. }, false) = (&self.link, matches!(e, Error::PeerFailed(_))) {
+            client.report_failure(e.to_string());
+        }
+    }
+
     /// Ends every PE of the job with `status`. Returns only if the job could not be reached, and
     /// then the caller exits alone.
     pub fn global_exit(&self, status: i32) {
@@ -160,6 +168,15 @@ fn timeout(cfg: &Config) -> Duration {
 /// Runs the rendezvous for `method` and returns the job.
 pub fn start(method: Method, cfg: &Config, on_abort: AbortHook) -> Result<Job> {
     let info = PeInfo::mine(cfg);
+    if info.encode().len() > wire::MAX_HELLO_INFO {
+        return Err(Error::invalid(format!(
+            "the node identity '{}...' is {} bytes long; at most {} are allowed: set a shorter \
+             ROCSHMEM_BOOTSTRAP_HOSTID",
+            info.host_id.chars().take(32).collect::<String>(),
+            info.host_id.len(),
+            wire::MAX_HELLO_INFO - 4
+        )));
+    }
     match method {
         Method::UniqueId { rank, nranks, uid } => {
             let uid = UniqueId::from_bytes(&uid)?;
@@ -248,7 +265,7 @@ fn start_mpi(comm: Option<*mut std::ffi::c_void>, info: PeInfo, cfg: &Config, on
     let m = mpi::Mpi::load(&cfg.mpi_library)?;
     // SAFETY: the caller passed a pointer to an MPI_Comm (rocshmem_init_attr_t::mpi_comm).
     let comm = match comm {
-        Some(p) if !p.is_null() => m.resolve(unsafe { *(p as *const mpi_sys::MPI_Comm) }),
+        Some(p) if !p.is_null() => unsafe { m.comm_at(p) },
         _ => m.world(),
     };
     let (rank, size) = m.rank_size(comm)?;

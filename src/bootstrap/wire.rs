@@ -4,10 +4,17 @@
 use crate::error::{Error, Result};
 use std::io::{Read, Write};
 
-pub const PROTOCOL: u16 = 1;
+pub const PROTOCOL: u16 = 2;
 const HELLO_MAGIC: u32 = 0x5253_484d; // "RSHM"
 /// Frames larger than this are refused (a peer speaking another protocol, not a real message).
 const MAX_FRAME: usize = 1 << 30;
+/// The largest first frame the hub reads from a connection that has not authenticated yet: a
+/// Hello (kind, magic, protocol, rank, nranks, secret, info length) with up to
+/// [`MAX_HELLO_INFO`] bytes of PE info. Nothing larger is allocated before the secret is checked.
+pub const MAX_HELLO: usize = 1 + 4 + 2 + 4 + 4 + 16 + 4 + MAX_HELLO_INFO;
+/// Bytes of PE info a Hello may carry (pid and host id: `ROCSHMEM_BOOTSTRAP_HOSTID` is limited
+/// to fit).
+pub const MAX_HELLO_INFO: usize = 1028;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
@@ -29,6 +36,13 @@ pub enum Msg {
     Finalize,
     /// hub → PE: every PE is in `rocshmem_finalize`; disconnecting now is not a failure.
     Bye,
+    /// PE → hub: this PE's init failed for `reason`; end the job, telling every PE why.
+    Failed { reason: String },
+    /// PE → hub: what this PE waits in (`ROCSHMEM_HANG_TIMEOUT`): unasked when one of its waits
+    /// passed the timeout, else as the answer to a `Query`.
+    Status { stuck: bool, report: String },
+    /// hub → PE: a PE is stuck; say what you wait in (answered by the watcher thread).
+    Query,
 }
 
 struct Enc(Vec<u8>);
@@ -120,6 +134,9 @@ impl Msg {
             Msg::Abort { .. } => 7,
             Msg::Finalize => 8,
             Msg::Bye => 9,
+            Msg::Failed { .. } => 10,
+            Msg::Status { .. } => 11,
+            Msg::Query => 12,
         }
     }
 
@@ -151,7 +168,13 @@ impl Msg {
             Msg::Abort { status, pe, reason } => {
                 e.i32(*status).i32(*pe).bytes(reason.as_bytes());
             }
-            Msg::Finalize | Msg::Bye => {}
+            Msg::Failed { reason } => {
+                e.bytes(reason.as_bytes());
+            }
+            Msg::Status { stuck, report } => {
+                e.u8(*stuck as u8).bytes(report.as_bytes());
+            }
+            Msg::Finalize | Msg::Bye | Msg::Query => {}
         }
         let len = (e.0.len() - 4) as u32;
         e.0[0..4].copy_from_slice(&len.to_be_bytes());
@@ -181,6 +204,9 @@ impl Msg {
             7 => Msg::Abort { status: d.i32()?, pe: d.i32()?, reason: d.string()? },
             8 => Msg::Finalize,
             9 => Msg::Bye,
+            10 => Msg::Failed { reason: d.string()? },
+            11 => Msg::Status { stuck: d.u8()? != 0, report: d.string()? },
+            12 => Msg::Query,
             k => return Err(Error::Bootstrap(format!("unknown bootstrap message kind {k}"))),
         };
         if !d.0.is_empty() {
@@ -196,6 +222,12 @@ impl Msg {
 
     /// Reads one frame. `Ok(None)` is a clean end of stream before a frame started.
     pub fn read_from(r: &mut impl Read) -> Result<Option<Msg>> {
+        Msg::read_capped(r, MAX_FRAME)
+    }
+
+    /// Reads one frame of at most `max` bytes (after the length prefix): a longer one is refused
+    /// before anything is allocated for it.
+    pub fn read_capped(r: &mut impl Read, max: usize) -> Result<Option<Msg>> {
         let mut len = [0u8; 4];
         match read_exact_or_eof(r, &mut len) {
             Ok(false) => return Ok(None),
@@ -203,12 +235,30 @@ impl Msg {
             Err(e) => return Err(Error::io("bootstrap read", e)),
         }
         let len = u32::from_be_bytes(len) as usize;
-        if len == 0 || len > MAX_FRAME {
-            return Err(Error::Bootstrap(format!("bootstrap frame of {len} bytes refused")));
+        if len == 0 || len > max {
+            return Err(Error::Bootstrap(format!("bootstrap frame of {len} bytes refused (at most {max} here)")));
         }
         let mut body = vec![0u8; len];
         r.read_exact(&mut body).map_err(|e| Error::io("bootstrap read", e))?;
         Msg::decode(&body).map(Some)
+    }
+}
+
+/// A stream read with one deadline for the whole frame (a peer sending a byte now and then
+/// cannot keep a read going past it): each read waits at most until `deadline`.
+pub struct Deadline<'a> {
+    pub stream: &'a std::net::TcpStream,
+    pub deadline: std::time::Instant,
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        (&mut &*self.stream).read(buf)
     }
 }
 
@@ -241,6 +291,9 @@ mod tests {
             Msg::Abort { status: 137, pe: 2, reason: "PE 2 died".into() },
             Msg::Finalize,
             Msg::Bye,
+            Msg::Failed { reason: "ROCSHMEM_HEAP_SIZE='1' is out of range".into() },
+            Msg::Status { stuck: true, report: "rocshmem_barrier_all for 3.0 s".into() },
+            Msg::Query,
         ]
     }
 
@@ -255,6 +308,19 @@ mod tests {
             assert_eq!(Msg::read_from(&mut r).unwrap(), Some(m));
         }
         assert_eq!(Msg::read_from(&mut r).unwrap(), None, "clean EOF");
+    }
+
+    #[test]
+    fn capped_reads_refuse_long_frames_before_allocating() {
+        // 5 bytes announcing a 1 GiB Hello: refused from the header alone.
+        let mut r = &[0x40u8, 0, 0, 0, 1][..];
+        let e = Msg::read_capped(&mut r, MAX_HELLO).unwrap_err().to_string();
+        assert!(e.contains("1073741824 bytes refused"), "{e}");
+        let hello =
+            Msg::Hello { protocol: PROTOCOL, rank: 0, nranks: 1, secret: [1; 16], info: vec![b'h'; MAX_HELLO_INFO] };
+        let frame = hello.encode();
+        assert_eq!(frame.len(), 4 + MAX_HELLO, "the largest Hello fits the cap exactly");
+        assert_eq!(Msg::read_capped(&mut &frame[..], MAX_HELLO).unwrap(), Some(hello));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "rocshmem/rocshmem.hpp"
+#include "rocshmem/api_trace.h"
 #include "rocshmem_device/device_abi.h"
 
 #if !ROCSHMEM_GPU_COMPILE
@@ -25,6 +26,16 @@ extern "C" {
 __attribute__((weak)) rocshmem_device_fast rocshmemi_device_fast = {};
 }
 #endif
+
+// The device library's host glue (device/src/gpu_globals.cpp), when the program links it: a
+// weak reference, so that a static link that has it (hipcc unpacks an archive given by path and
+// links its device object) finds it without the program exporting it, and so that linking the
+// program with librocshmem.so exports the program's copy for this library.
+extern "C" __attribute__((weak)) int rocshmemi_device_globals_set(const void *, const void *, const void *,
+                                                                  const void *, size_t);
+extern "C" void *rocshmemi_device_globals_set_linked(void) {
+  return reinterpret_cast<void *>(&rocshmemi_device_globals_set);
+}
 
 // CUDA's module and stream structs (global namespace, as cuda.h declares them).
 struct CUmod_st;
@@ -81,6 +92,26 @@ int rocshmem_init_thread(int requested, int *provided) {
 
 }  // namespace rocshmem
 
+// The dispatch table of the stream-ordered calls (api_trace.h), for tracing tools.
+extern "C" const rocshmemApiFuncTable *RocshmemGetFunctionTable(void) {
+  static const rocshmemApiFuncTable table = {
+      sizeof(rocshmemApiFuncTable),
+      &rocshmem::rocshmem_barrier_all_on_stream,
+      &rocshmem::rocshmem_quiet_on_stream,
+      &rocshmem::rocshmem_sync_all_on_stream,
+      &rocshmem::rocshmem_alltoallmem_on_stream,
+      &rocshmem::rocshmem_broadcastmem_on_stream,
+      &rocshmem::rocshmem_getmem_on_stream,
+      &rocshmem::rocshmem_putmem_on_stream,
+      &rocshmem::rocshmem_putmem_signal_on_stream,
+      &rocshmem::rocshmem_signal_wait_until_on_stream,
+  };
+  return &table;
+}
+
+// The rocSHMEM 2.x names of the same globals (gen_shim_v2.cpp).
+extern "C" void rocshmemi_cxx_publish_v2(void *ctx_opaque, void *team_opaque, void *world);
+
 // Called by the core at init (handles) and finalize (nulls).
 extern "C" void rocshmemi_cxx_publish(rocshmem::rocshmem_ctx_t ctx, rocshmem::rocshmem_team_t world,
                                       rocshmem::rocshmem_team_t shared, const rocshmem_device_fast *fast) {
@@ -94,6 +125,7 @@ extern "C" void rocshmemi_cxx_publish(rocshmem::rocshmem_ctx_t ctx, rocshmem::ro
 #endif
   rocshmem::host::ROCSHMEM_TEAM_WORLD = world;
   rocshmem::host::ROCSHMEM_TEAM_SHARED = shared;
+  rocshmemi_cxx_publish_v2(ctx.ctx_opaque, ctx.team_opaque, world);
 #if !ROCSHMEM_GPU_COMPILE
   rocshmemi_gpu_team_world = world;
   rocshmemi_gpu_team_shared = shared;

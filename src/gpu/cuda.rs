@@ -3,7 +3,7 @@
 //! loads (and runs the host platform) where CUDA is absent.
 //!
 //! What it provides (see `docs/design.md`, "The NVIDIA platform"):
-//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - the host control segments stay host shared memory ([`HostRuntime`] does them);
 //! - each PE's device segment (device synchronisation area + user heap) is one `cudaMalloc`
 //!   allocation, exported with `cudaIpcGetMemHandle` and opened by every peer with
 //!   `cudaIpcOpenMemHandle` after peer access is enabled;
@@ -41,6 +41,11 @@ const CUDA_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 1;
 const CUDA_STREAM_NON_BLOCKING: c_uint = 1;
 /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`.
 const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
+/// `CU_DEVICE_ATTRIBUTE_MPS_ENABLED` (CUDA 12.3 on): contexts on the device are shared via MPS.
+const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: c_int = 133;
+/// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR` / `_MINOR`.
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 /// `cudaStreamPerThread` / `CU_STREAM_PER_THREAD`.
 pub const STREAM_PER_THREAD: usize = 0x2;
 /// Bytes of a `cudaIpcMemHandle_t`.
@@ -130,6 +135,7 @@ cuda_fns!(DriverFns {
     device_get = "cuDeviceGet": fn(*mut c_int, c_int) -> CuResult;
     device_get_name = "cuDeviceGetName": fn(*mut c_char, c_int, c_int) -> CuResult;
     device_get_attribute = "cuDeviceGetAttribute": fn(*mut c_int, c_int, c_int) -> CuResult;
+    device_get_uuid = "cuDeviceGetUuid_v2": fn(*mut [u8; 16], c_int) -> CuResult;
     module_get_global = "cuModuleGetGlobal_v2": fn(*mut CuDevicePtr, *mut usize, *mut c_void, *const c_char) -> CuResult;
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CuDevicePtr, CuDevicePtr, usize, Stream) -> CuResult;
     get_error_string = "cuGetErrorString": fn(CuResult, *mut *const c_char) -> CuResult;
@@ -481,6 +487,33 @@ impl GpuRuntime for CudaRuntime {
         s
     }
 
+    /// The device's UUID (a MIG instance's own, under MIG) and whether MPS serves this process,
+    /// as the driver reports it (`CU_DEVICE_ATTRIBUTE_MPS_ENABLED`, CUDA 12.3 on; older drivers
+    /// cannot say). Asked after the context exists, so it is this process's real state.
+    fn identity(&self) -> Option<super::share::GpuIdentity> {
+        let c = &self.cuda;
+        let (mut dev, mut uuid, mut mps) = (0, [0u8; 16], 0);
+        // SAFETY: cuInit was called when the device was chosen; each call writes its output.
+        let rc = unsafe {
+            if (c.drv.device_get)(&mut dev, self.device) != 0 || (c.drv.device_get_uuid)(&mut uuid, dev) != 0 {
+                return None;
+            }
+            (c.drv.device_get_attribute)(&mut mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev)
+        };
+        let hex: String = uuid.iter().map(|b| format!("{b:02x}")).collect();
+        let (concurrent, note) = match (rc, mps) {
+            (0, 1) => (Some(true), "MPS serves this process".to_string()),
+            (0, _) => (Some(false), super::share::mps_pipe_note()),
+            _ => (None, format!("{}: no CU_DEVICE_ATTRIBUTE_MPS_ENABLED before CUDA 12.3", c.versions())),
+        };
+        Some(super::share::GpuIdentity {
+            id: format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]),
+            concurrent,
+            note,
+            mps_share: (concurrent == Some(true)).then(super::share::mps_share_from_env),
+        })
+    }
+
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
         let seg = self.host.create_segment(name, len)?;
         if self.host_heap() { self.register(seg, "this PE's heap") } else { Ok(seg) }
@@ -656,7 +689,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn stream_kernels_start(&self) {
-        super::modules::start(&self.cuda, &self.streams, PTX, PTX_NOT_BUILT, self.stream);
+        super::modules::start(&self.cuda, &self.streams, PACKS, PACKS_NOT_BUILT, self.stream);
     }
 
     fn stream_max_groups(&self) -> u32 {
@@ -698,21 +731,38 @@ impl GpuRuntime for CudaRuntime {
     }
 }
 
-/// The stream helper kernels on NVIDIA: two PTX modules embedded at build time (build.rs,
-/// device/stream/module_*.cu), JIT-loaded by the thread of [`modules`](super::modules).
+/// The stream helper kernels on NVIDIA: two modules embedded at build time (build.rs,
+/// device/stream/module_*.cu), the 13 kernels of the untyped calls and the 163 reductions, each a
+/// compressed container (src/stream/pack.rs) of its PTX and, when ptxas was there at build time,
+/// its sm_90 SASS, which loads without JIT; loaded by the thread of [`modules`](super::modules).
 #[cfg(rocshmem_stream_ptx)]
-const PTX: Option<[&[u8]; 2]> = Some([
-    include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.ptx")),
-    include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.ptx")),
+const PACKS: Option<[&[u8]; 2]> = Some([
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.pack")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.pack")),
 ]);
 #[cfg(not(rocshmem_stream_ptx))]
-const PTX: Option<[&[u8]; 2]> = None;
+const PACKS: Option<[&[u8]; 2]> = None;
 
-const PTX_NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
-                             NVPTX target at build time), so the *_on_stream calls are not available: rebuild it with \
-                             clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
+const PACKS_NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
+                               NVPTX target at build time), so the *_on_stream calls are not available: rebuild it \
+                               with clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
 /// `CU_STREAM_CAPTURE_MODE_RELAXED`.
 const CAPTURE_MODE_RELAXED: c_int = 2;
+
+impl Cuda {
+    /// The SM number (90 for compute capability 9.0) of the current context's device.
+    fn current_sm(&self) -> Option<u32> {
+        let (mut dev, mut major, mut minor) = (0, 0, 0);
+        // SAFETY: each call writes one int.
+        unsafe {
+            (self.rt.get_device)(&mut dev) == 0
+                && (self.drv.device_get)(&mut dev, dev) == 0
+                && (self.drv.device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == 0
+                && (self.drv.device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0
+        }
+        .then(|| (major * 10 + minor) as u32)
+    }
+}
 
 impl super::modules::ModuleApi for Cuda {
     fn binding(&self) -> usize {
@@ -731,15 +781,43 @@ impl super::modules::ModuleApi for Cuda {
         }
     }
 
-    fn load(&self, image: &[u8]) -> Result<usize> {
-        let mut text = image.to_vec();
-        text.push(0);
+    /// One module from its container: the SASS built for this GPU if there is one (no JIT),
+    /// else the PTX (JIT-compiled by the driver, cached by it across runs).
+    fn load(&self, pack: &[u8]) -> Result<(usize, String)> {
+        let images = crate::stream::pack::read(pack).map_err(Error::Gpu)?;
+        let sm = self.current_sm();
         let mut module: *mut c_void = std::ptr::null_mut();
+        if let Some(img) = images.iter().find(|i| i.kind == crate::stream::pack::KIND_CUBIN && Some(i.sm) == sm) {
+            let t = std::time::Instant::now();
+            let cubin = img.unpack().map_err(Error::Gpu)?;
+            let unpacked = t.elapsed().as_secs_f64() * 1e3;
+            // SAFETY: a cubin image; writes one handle.
+            let rc = unsafe { (self.drv.module_load_data)(&mut module, cubin.as_ptr().cast()) };
+            if rc == 0 {
+                let how = format!("sm_{} SASS, {} bytes unpacked in {unpacked:.1} ms", img.sm, cubin.len());
+                return Ok((module as usize, how));
+            }
+            // A driver older than the ptxas that built it: the PTX below still loads.
+            crate::log_info!(
+                "rocshmem_init",
+                "the embedded sm_{} SASS did not load (CUresult {rc}): JIT from PTX",
+                img.sm
+            );
+            module = std::ptr::null_mut();
+        }
+        let img = images
+            .iter()
+            .find(|i| i.kind == crate::stream::pack::KIND_PTX)
+            .ok_or_else(|| Error::Gpu("an embedded stream-kernel container has no PTX".into()))?;
+        let t = std::time::Instant::now();
+        let mut text = img.unpack().map_err(Error::Gpu)?;
+        let unpacked = t.elapsed().as_secs_f64() * 1e3;
+        text.push(0);
         // SAFETY: a NUL-terminated PTX image; writes one handle.
         self.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
             (self.drv.module_load_data)(&mut module, text.as_ptr().cast())
         })?;
-        Ok(module as usize)
+        Ok((module as usize, format!("PTX JIT, {} bytes unpacked in {unpacked:.1} ms", text.len() - 1)))
     }
 
     fn function(&self, module: usize, name: &CString) -> Result<usize> {
@@ -755,10 +833,6 @@ impl super::modules::ModuleApi for Cuda {
         self.check("cudaStreamSynchronize (stream kernel globals)", unsafe {
             (self.rt.stream_synchronize)(stream as Stream)
         })
-    }
-
-    fn kind(&self) -> &'static str {
-        "PTX"
     }
 }
 

@@ -3,7 +3,7 @@
 //! platform) where HIP is absent.
 //!
 //! What it provides (see `docs/design.md`, "The AMD platform"), the same as the NVIDIA one:
-//! - the host control segments stay POSIX shared memory ([`HostRuntime`] does them);
+//! - the host control segments stay host shared memory ([`HostRuntime`] does them);
 //! - each PE's device segment (device synchronisation area + user heap) is one allocation of the
 //!   kind `ROCSHMEM_HEAP_ALLOCATOR_TYPE` asks for ([`HeapAllocator`]), exported with
 //!   `hipIpcGetMemHandle` and opened by every peer with `hipIpcOpenMemHandle` after peer access
@@ -823,7 +823,7 @@ impl super::modules::ModuleApi for Hip {
         }
     }
 
-    fn load(&self, image: &[u8]) -> Result<usize> {
+    fn load(&self, image: &[u8]) -> Result<(usize, String)> {
         // An 8-byte aligned copy that lives as long as the process (HIP may read the image
         // after loading it; the images are the library's own, loaded once).
         let mut words = vec![0u64; image.len().div_ceil(8)].into_boxed_slice();
@@ -835,7 +835,7 @@ impl super::modules::ModuleApi for Hip {
         self.check("hipModuleLoadData (stream kernels)", unsafe {
             (self.rt.module_load_data)(&mut module, words.as_ptr().cast())
         })?;
-        Ok(module as usize)
+        Ok((module as usize, format!("code objects for {CODE_OBJECT_ARCHES}, a {} byte bundle", image.len())))
     }
 
     fn function(&self, module: usize, name: &CString) -> Result<usize> {
@@ -851,10 +851,6 @@ impl super::modules::ModuleApi for Hip {
         self.check("hipStreamSynchronize (stream kernel globals)", unsafe {
             (self.rt.stream_synchronize)(stream as Stream)
         })
-    }
-
-    fn kind(&self) -> &'static str {
-        "code object"
     }
 }
 
@@ -893,6 +889,17 @@ impl GpuRuntime for HipRuntime {
             s.push_str("; heaps in registered host memory (ROCSHMEM_BACKEND=ro)");
         }
         s
+    }
+
+    /// The PCI bus id. AMD GPUs have no MPS: their hardware scheduler runs the queues of several
+    /// processes at once, so PEs sharing one GPU run concurrently (not yet run on AMD hardware).
+    fn identity(&self) -> Option<super::share::GpuIdentity> {
+        Some(super::share::GpuIdentity {
+            id: self.hip.pci_bus_id(self.device)?,
+            concurrent: Some(true),
+            note: "AMD GPUs run several processes' queues concurrently".into(),
+            mps_share: None,
+        })
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {

@@ -1,7 +1,7 @@
 //! The GPU runtime layer: where heap memory comes from and how peers map it.
 //!
-//! One trait, one implementation per platform: `host` (no GPU: memory is POSIX shared memory,
-//! GPU threads are CPU threads), `cuda` (NVIDIA: libcudart and libcuda) and `hip` (AMD:
+//! One trait, one implementation per platform: `host` (no GPU: memory is shared memory, memfd
+//! or POSIX, GPU threads are CPU threads), `cuda` (NVIDIA: libcudart and libcuda) and `hip` (AMD:
 //! libamdhip64), the GPU runtimes loaded at run time with libloading, so that none is a
 //! link-time dependency of librocshmem. `ROCSHMEM_GPU` chooses (see [`open`]).
 
@@ -9,6 +9,7 @@ pub mod cuda;
 pub mod hip;
 pub mod host;
 pub mod modules;
+pub mod share;
 
 use crate::error::{Error, Result};
 use crate::log_info;
@@ -145,8 +146,8 @@ pub unsafe fn entry_bytes<T>(entries: &[std::cell::UnsafeCell<T>], range: std::o
 
 /// What the core needs from a GPU runtime.
 ///
-/// Every PE has a *host control* segment (POSIX shared memory on every platform: doorbells,
-/// exchange words and barrier counters, used by the CPU) and a *device segment* (the device
+/// Every PE has a *host control* segment (shared memory on every platform, see [`host`]:
+/// doorbells, exchange words and barrier counters, used by the CPU) and a *device segment* (the device
 /// synchronisation area followed by the user heap). On the host platform both are one mapping;
 /// on a GPU platform the device segment is GPU memory of its own, shared with peers through
 /// IPC handles (see `docs/design.md`, "The NVIDIA platform").
@@ -205,6 +206,11 @@ pub trait GpuRuntime: Send + Sync {
     fn is_device_memory(&self, addr: usize) -> bool {
         let _ = addr;
         false
+    }
+    /// Which GPU this PE uses and whether processes share it concurrently (see [`share`]);
+    /// None where there is no GPU (host platform).
+    fn identity(&self) -> Option<share::GpuIdentity> {
+        None
     }
     /// Makes this runtime's device current on the calling thread (a thread of the library that
     /// copies GPU memory, such as the RO proxy).

@@ -24,14 +24,12 @@ pub trait ModuleApi: Send + Sync + 'static {
     /// On the loader thread: takes the binding and relaxes the thread's stream-capture mode, so
     /// that loading never interferes with a capture in progress on another thread.
     fn bind_loader(&self, binding: usize);
-    /// Loads one module image; returns its handle.
-    fn load(&self, image: &[u8]) -> Result<usize>;
+    /// Loads one module image; returns its handle and how it was loaded (for the log).
+    fn load(&self, image: &[u8]) -> Result<(usize, String)>;
     /// The function `name` of a loaded module.
     fn function(&self, module: usize, name: &CString) -> Result<usize>;
     /// Waits for the work enqueued on `stream` (the library's own stream).
     fn sync(&self, stream: usize) -> Result<()>;
-    /// What the images are, for logs ("PTX", "code object").
-    fn kind(&self) -> &'static str;
 }
 
 #[derive(Default)]
@@ -143,12 +141,12 @@ pub fn start<A: ModuleApi>(
             let r = load(api.as_ref(), image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
             crate::log_info!(
                 "rocshmem_init",
-                "{what}: {} module {} in {} ms (load, then device globals)",
-                api.kind(),
+                "{what}: module {} in {:.1} ms ({}, then device globals)",
                 if r.is_ok() { "ready" } else { "failed" },
-                t0.elapsed().as_millis()
+                t0.elapsed().as_secs_f64() * 1e3,
+                r.as_ref().map(|(_, how)| how.as_str()).unwrap_or("-")
             );
-            mine.set(which, r);
+            mine.set(which, r.map(|(m, _)| m));
         }
     });
     if let Err(e) = spawned {
@@ -158,9 +156,10 @@ pub fn start<A: ModuleApi>(
     }
 }
 
-/// Loads one image and fills its device globals once the runtime is up.
-fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize) -> Result<usize> {
-    let module = api.load(image)?;
+/// Loads one image and fills its device globals once the runtime is up; returns the module and
+/// how it was loaded.
+fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize) -> Result<(usize, String)> {
+    let (module, how) = api.load(image)?;
     let rt = loop {
         match crate::runtime::phase() {
             crate::runtime::Phase::Ready => break crate::runtime::get()?,
@@ -171,7 +170,7 @@ fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize) -> Result<usize> {
     // SAFETY: our module and our stream; then wait for the copies on that stream only.
     unsafe { rt.module_init(module as *mut c_void, lib_stream as *mut c_void)? };
     api.sync(lib_stream)?;
-    Ok(module)
+    Ok((module, how))
 }
 
 #[cfg(test)]
@@ -193,18 +192,15 @@ mod tests {
         fn bind_loader(&self, binding: usize) {
             self.bound.store(binding, Ordering::SeqCst);
         }
-        fn load(&self, image: &[u8]) -> Result<usize> {
+        fn load(&self, image: &[u8]) -> Result<(usize, String)> {
             self.loads.fetch_add(1, Ordering::SeqCst);
-            Ok(0x1000 + image.len())
+            Ok((0x1000 + image.len(), "fake".into()))
         }
         fn function(&self, module: usize, name: &CString) -> Result<usize> {
             Ok(module + name.as_bytes().len())
         }
         fn sync(&self, _: usize) -> Result<()> {
             Ok(())
-        }
-        fn kind(&self) -> &'static str {
-            "fake"
         }
     }
 

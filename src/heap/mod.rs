@@ -7,6 +7,7 @@
 //! the part device code uses (device synchronisation area and user heap) is GPU memory of its
 //! own and the host control part stays in shared memory (see [`ControlLayout`]).
 
+pub mod agree;
 pub mod alloc;
 
 use crate::error::{Error, Result};
@@ -40,6 +41,10 @@ pub struct ControlHeader {
     /// Rung by synchronisation signals: wakes barrier sleepers. Separate, so that a stream
     /// of puts into a PE sleeping in a barrier does not wake it for nothing.
     pub sync_bell: Doorbell,
+    /// This PE's record of its heap calls (rocshmem_malloc, _align, _calloc, _free, and
+    /// finalize), two deep (by the parity of the call's number): peers compare theirs with it
+    /// after the call's barrier (see [`agree`]).
+    pub heap_calls: [agree::RecordWords; 2],
 }
 
 /// Where things are inside one PE's control region. Every PE computes the same layout from
@@ -170,6 +175,8 @@ pub struct SymmetricHeap {
     /// modulo A (agreed at init): alignments up to A can be honoured on every PE at once.
     pub common_align: usize,
     alloc: Mutex<Allocator>,
+    /// Heap calls this PE has made (numbers the records of [`agree`]).
+    pub(crate) calls: AtomicU64,
     /// Copies and fills of device segments.
     pub gpu: Arc<dyn GpuRuntime>,
 }
@@ -211,6 +218,7 @@ impl SymmetricHeap {
             user_len,
             common_align: PAGE_ALIGN,
             alloc: Mutex::new(Allocator::new(user_len)),
+            calls: AtomicU64::new(0),
             gpu,
         };
         if heap.host.get(my_pe).is_none_or(Option::is_none) || heap.device.as_ref().is_some_and(|d| d[my_pe].is_none())
@@ -357,6 +365,11 @@ impl SymmetricHeap {
         self.alloc.lock().unwrap().free(off).map(|_| ()).ok_or_else(|| {
             Error::invalid(format!("{addr:#x} is inside the symmetric heap but is not the start of a live allocation"))
         })
+    }
+
+    /// Whether `addr` is the start of a live allocation (what `free` needs).
+    pub fn is_block(&self, addr: usize) -> bool {
+        self.block_len(addr).is_some()
     }
 
     pub fn block_len(&self, addr: usize) -> Option<usize> {

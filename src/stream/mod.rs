@@ -13,6 +13,7 @@
 //! captured in a CUDA/HIP graph. See docs/streams.md.
 
 pub mod host;
+pub mod pack;
 
 use crate::error::{Error, Result};
 use crate::gpu::Platform;

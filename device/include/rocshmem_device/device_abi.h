@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 4
+#define ROCSHMEM_DEVICE_ABI_VERSION 5
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -402,6 +402,17 @@ typedef struct rocshmem_device_fast {
    * As `rocshmem_device_state::heap_bases`, for the first `n_bases` PEs.
    */
   uint64_t heap_bases[ROCSHMEM_FAST_PES];
+  /**
+   * The world team's entry (`ROCSHMEM_TEAM_WORLD`): barriers and syncs of the world team
+   * read its members and its synchronisation slot from here instead of the entry, the state
+   * and the heap bases (a chain of dependent loads that an acquire poll sends back to L2).
+   */
+  struct rocshmem_team_device *world_team;
+  /**
+   * Bytes from a heap base to the world team's device synchronisation slot
+   * (`dev_sync_off + slot * dev_sync_slot_bytes`).
+   */
+  uint64_t world_sync_off;
 } rocshmem_device_fast;
 
 #endif  /* ROCSHMEM_DEVICE_ABI_H */

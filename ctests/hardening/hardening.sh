@@ -1,0 +1,184 @@
+#!/bin/sh
+# Runs one hardening case (docs/reliability.md) the way a user meets it, and checks what the
+# user sees: exit status, the one-line messages, time taken, and that nothing is left in
+# /dev/shm.
+#   hardening.sh <case> <rocshmem-run> <hardening program> [rocshmem_info]
+# Cases: shm64m, shm4k, shm-posix (private mount namespace with a small /dev/shm), flood, hang,
+# slow, initfail, env. Exit 77 (skipped, with the reason) only when a private mount namespace
+# cannot be made (not root, or no unshare).
+set -u
+CASE=$1 RUN=$2 PROG=$3 INFO=${4:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "hardening.sh $CASE: FAIL: $*"; echo "--- output:"; cat "$TMP/out" 2>/dev/null; exit 1; }
+now_ms() { date +%s%3N; }
+
+# Runs "$@" in a private mount namespace whose /dev/shm is a new tmpfs of size $SHM_SIZE, then
+# lists what is left in that /dev/shm into $TMP/left.
+in_small_shm() {
+  if ! command -v unshare >/dev/null 2>&1; then
+    echo "hardening.sh $CASE: SKIPPED: unshare(1) is not installed (util-linux), so no private /dev/shm"; exit 77
+  fi
+  if ! unshare -m --propagation private true 2>/dev/null; then
+    echo "hardening.sh $CASE: SKIPPED: cannot make a private mount namespace here (needs root or user namespaces)"; exit 77
+  fi
+  unshare -m --propagation private sh -c '
+    mount -t tmpfs -o size="$1" tmpfs /dev/shm || exit 90
+    shift; left="$1"; shift
+    "$@"; rc=$?
+    ls -A /dev/shm > "$left"
+    exit $rc' sh "$SHM_SIZE" "$TMP/left" "$@"
+}
+
+case "$CASE" in
+  shm64m|shm4k)
+    # The default backing (memfd) with the default 1 GiB heap: /dev/shm's size does not matter;
+    # each PE touches 96 MiB of its heap, more than a 64 MiB /dev/shm could hold.
+    [ "$CASE" = shm64m ] && SHM_SIZE=64m || SHM_SIZE=4k
+    in_small_shm "$RUN" -n 2 "$PROG" ring $((96 << 20)) >"$TMP/out" 2>&1; rc=$?
+    [ $rc = 90 ] && fail "could not mount a tmpfs on /dev/shm in the private namespace"
+    [ $rc = 0 ] || fail "exit status $rc (a PE killed by SIGBUS exits with 135)"
+    grep -q "hardening ring: passed" "$TMP/out" || fail "no 'passed' line"
+    [ -s "$TMP/left" ] && fail "left in /dev/shm: $(cat "$TMP/left")"
+    echo "hardening.sh $CASE: 2 PEs touched 96 MiB of heap each with a $SHM_SIZE /dev/shm; nothing left there"
+    ;;
+  shm-posix)
+    # The /dev/shm backing with a heap /dev/shm cannot hold: every PE refuses at init with one
+    # line naming /dev/shm, its free size, the heap and the remedies; nothing is left behind.
+    SHM_SIZE=64m
+    ROCSHMEM_SHM_BACKING=posix in_small_shm "$RUN" -n 3 "$PROG" ring >"$TMP/out" 2>&1; rc=$?
+    [ $rc = 0 ] && fail "the job ran with 3 x 1 GiB heaps in a 64 MiB /dev/shm"
+    grep -q "Bus error\|signal 7" "$TMP/out" && fail "a PE died of SIGBUS"
+    for pe in 0 1 2; do
+      line=$(grep "^rocshmem: PE $pe: error: rocshmem_init:" "$TMP/out")
+      [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "PE $pe did not print exactly one error line"
+      for want in "/dev/shm has 64.0 MiB free" "the 3 PE(s) of this node need 30[0-9][0-9].[0-9] MiB" "ROCSHMEM_HEAP_SIZE=1073741824" "SIGBUS" "--shm-size" "lower ROCSHMEM_HEAP_SIZE" "ROCSHMEM_SHM_BACKING"; do
+        printf '%s\n' "$line" | grep -q -- "$want" || fail "PE $pe's line lacks '$want'"
+      done
+    done
+    [ -s "$TMP/left" ] && fail "left in /dev/shm: $(cat "$TMP/left")"
+    # and the same backing where the heaps fit runs (and leaves nothing either)
+    ROCSHMEM_SHM_BACKING=posix ROCSHMEM_HEAP_SIZE=16M in_small_shm "$RUN" -n 3 "$PROG" ring $((8 << 20)) >"$TMP/out" 2>&1 \
+      || fail "posix backing with 3 x 16 MiB heaps in 64 MiB failed"
+    grep -q "hardening ring: passed" "$TMP/out" || fail "no 'passed' line with heaps that fit"
+    [ -s "$TMP/left" ] && fail "left in /dev/shm: $(cat "$TMP/left")"
+    echo "hardening.sh $CASE: refused on every PE with the remedy; runs where the heaps fit; nothing left in /dev/shm"
+    ;;
+  flood)
+    ROCSHMEM_BOOTSTRAP_TIMEOUT=3 "$RUN" -n 2 "$PROG" flood >"$TMP/out" 2>&1 || fail "exit status $?"
+    grep -q "hardening flood: passed" "$TMP/out" || fail "no 'passed' line"
+    grep "flood:" "$TMP/out" | head -1
+    ;;
+  hang)
+    # PE 1 stops itself; with ROCSHMEM_HANG_TIMEOUT=2 the job ends within seconds, every running
+    # PE saying where each PE waits.
+    t0=$(now_ms)
+    ROCSHMEM_BOOTSTRAP_TIMEOUT=1 ROCSHMEM_HANG_TIMEOUT=2 timeout 60 "$RUN" -n 3 "$PROG" hang >"$TMP/out" 2>&1; rc=$?
+    t=$(( $(now_ms) - t0 ))
+    [ $rc = 124 ] && fail "still running after 60 s: the hang was not detected"
+    [ $rc = 0 ] && fail "exit status 0 for a hung job"
+    for pe in 0 2; do
+      line=$(grep "^rocshmem: PE $pe: error:.*ROCSHMEM_HANG_TIMEOUT" "$TMP/out")
+      [ -n "$line" ] || fail "PE $pe printed no hang report"
+      for want in "PE 0 waits in rocshmem_int_wait_until for" "PE 1 did not answer (stopped" "PE 2 waits in rocshmem_barrier_all for"; do
+        printf '%s\n' "$line" | grep -q "$want" || fail "PE $pe's report lacks '$want'"
+      done
+    done
+    [ $t -lt 20000 ] || fail "took $t ms"
+    echo "hardening.sh hang: a stopped PE ended the job in $t ms with status $rc; report: $(grep -m1 "^rocshmem: PE 0: error" "$TMP/out")"
+    ;;
+  hang-hub)
+    # The rendezvous cannot answer (rocshmem-run is stopped, by PE 0): PE 0 stops itself a few
+    # seconds after its timeout with its own report. Then rocshmem-run is continued and ends
+    # the job (PE 1, stopped, is killed).
+    t0=$(now_ms)
+    ROCSHMEM_BOOTSTRAP_TIMEOUT=1 ROCSHMEM_HANG_TIMEOUT=2 "$RUN" -n 2 "$PROG" hang-hub >"$TMP/out" 2>&1 &
+    pid=$!
+    i=0
+    while [ $i -lt 300 ] && ! grep -q "^rocshmem: PE 0: error:.*ROCSHMEM_HANG_TIMEOUT" "$TMP/out"; do sleep 0.1; i=$((i + 1)); done
+    t=$(( $(now_ms) - t0 ))
+    kill -CONT $pid 2>/dev/null
+    ( sleep 30; kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &
+    guard=$!
+    wait $pid; rc=$?
+    kill $guard 2>/dev/null
+    line=$(grep "^rocshmem: PE 0: error:.*ROCSHMEM_HANG_TIMEOUT" "$TMP/out")
+    [ -n "$line" ] || fail "PE 0 did not stop itself within 30 s"
+    printf '%s\n' "$line" | grep -q "this PE waits in rocshmem_barrier_all for .* (ROCSHMEM_HANG_TIMEOUT=2) and the rendezvous did not end the job" \
+      || fail "PE 0's report: $line"
+    [ $rc != 0 ] || fail "exit status 0"
+    [ $t -lt 20000 ] || fail "PE 0 took $t ms to stop itself"
+    echo "hardening.sh hang-hub: PE 0 stopped itself after $t ms: $line"
+    ;;
+  slow)
+    # A wait shorter than ROCSHMEM_HANG_TIMEOUT is left alone.
+    ROCSHMEM_HANG_TIMEOUT=3 "$RUN" -n 3 "$PROG" slow 1500 >"$TMP/out" 2>&1 || fail "exit status $?"
+    grep -q "hardening slow: passed" "$TMP/out" || fail "no 'passed' line"
+    grep -q "HANG_TIMEOUT" "$TMP/out" && fail "a hang was reported for a 1.5 s wait with a 3 s timeout"
+    echo "hardening.sh slow: a 1.5 s wait under ROCSHMEM_HANG_TIMEOUT=3 completed"
+    ;;
+  initfail)
+    # The last PE's init fails: every PE prints one line naming that PE and its reason.
+    for n in 2 4; do
+      ROCSHMEM_SHM_BACKING=posix timeout 60 "$RUN" -n $n "$PROG" initfail >"$TMP/out" 2>&1; rc=$?
+      [ $rc = 1 ] || fail "$n PEs: exit status $rc, want 1"
+      last=$((n - 1))
+      for pe in $(seq 0 $last); do
+        line=$(grep "^rocshmem: PE $pe: error: rocshmem_init:" "$TMP/out")
+        [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "$n PEs: PE $pe did not print exactly one error line"
+        printf '%s\n' "$line" | grep -q "ROCSHMEM_MAX_NUM_CONTEXTS='-1' is out of range" || fail "$n PEs: PE $pe does not give the reason"
+        [ $pe = $last ] || printf '%s\n' "$line" | grep -q "PE $last failed in rocshmem_init" || fail "$n PEs: PE $pe does not name PE $last"
+      done
+      grep -q "shm_unlink\|No such file\|disconnected" "$TMP/out" && fail "$n PEs: a misleading message"
+    done
+    echo "hardening.sh initfail: every PE of 2 and 4 named PE n-1 and its reason"
+    ;;
+  env)
+    # Every numeric variable of the table (rocshmem_info lists them with their valid values):
+    # bad values are refused by rocshmem-run and by rocshmem_init with a line naming the variable
+    # and its valid values, never a panic or a signal.
+    vars=$("$INFO" --env:all | sed -n 's/^ *\(ROCSHMEM_[A-Z_]*\) .* Valid: .*/\1/p')
+    [ "$(printf '%s\n' "$vars" | grep -c .)" -ge 10 ] || fail "rocshmem_info lists too few numeric variables: $vars"
+    checked=0
+    for v in $vars; do
+      for bad in 1e19 1e300 inf nan -7 99999999999999999999 bogus; do
+        # rocshmem-run reads the whole table for itself (and sets ROCSHMEM_RUN_* for its PEs).
+        env "$v=$bad" "$RUN" -n 1 "$PROG" slow 0 >"$TMP/out" 2>&1; rc=$?
+        grep -qi "panick\|RUST_BACKTRACE" "$TMP/out" && fail "$v=$bad: rocshmem-run panicked"
+        [ $rc -ge 128 ] && fail "$v=$bad: rocshmem-run died of a signal ($rc)"
+        case "$v" in ROCSHMEM_RUN_*) ;; *)
+          [ $rc != 0 ] || fail "$v=$bad: rocshmem-run accepted it"
+          grep -q "$v='$bad'.*valid values are" "$TMP/out" || fail "$v=$bad: rocshmem-run's message does not name it with its valid values" ;;
+        esac
+        # rocshmem_init (a process started alone, as a single PE, or as rocshmem-run's PE)
+        env "$v=$bad" "$PROG" slow 0 >"$TMP/out" 2>&1; rc=$?
+        grep -qi "panick" "$TMP/out" && fail "$v=$bad: rocshmem_init panicked"
+        [ $rc -ge 128 ] && fail "$v=$bad: the program died of a signal ($rc)"
+        [ $rc = 1 ] || fail "$v=$bad: rocshmem_init accepted it (exit $rc)"
+        grep -q "^rocshmem: PE [0-9?]*: error: rocshmem_init: .*$v='$bad'.*valid values are" "$TMP/out" \
+          || fail "$v=$bad: rocshmem_init's message does not name it with its valid values"
+        checked=$((checked + 1))
+      done
+    done
+    # the heap sizes that make every malloc fail later
+    for bad in 0 1 4095; do
+      env ROCSHMEM_HEAP_SIZE=$bad "$PROG" slow 0 >"$TMP/out" 2>&1 && fail "ROCSHMEM_HEAP_SIZE=$bad accepted"
+      grep -q "ROCSHMEM_HEAP_SIZE='$bad' is out of range: valid values are 4K to" "$TMP/out" || fail "ROCSHMEM_HEAP_SIZE=$bad: message"
+    done
+    echo "hardening.sh env: $checked (variable, bad value) pairs refused by rocshmem-run and rocshmem_init"
+    ;;
+  mpich-ro)
+    # hardening.sh mpich-ro <mpiexec.mpich> <program built by mpicc.mpich>: the RO backend needs
+    # Open MPI; under MPICH every PE refuses it at init with one line, and the job ends.
+    ROCSHMEM_BACKEND=ro timeout 60 "$RUN" -n 2 "$PROG" init >"$TMP/out" 2>&1; rc=$?
+    [ $rc = 0 ] && fail "the RO backend ran under MPICH"
+    [ $rc = 124 ] && fail "hung"
+    for pe in 0 1; do
+      line=$(grep "^rocshmem: PE $pe: error: rocshmem_init:" "$TMP/out")
+      [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "PE $pe did not print exactly one error line"
+      printf '%s\n' "$line" | grep -q "ROCSHMEM_BACKEND=ro needs Open MPI, and this MPI is MPICH" || fail "PE $pe: no reason"
+    done
+    echo "hardening.sh mpich-ro: both PEs refused ROCSHMEM_BACKEND=ro under MPICH with one line"
+    ;;
+  *) echo "unknown case $CASE"; exit 2 ;;
+esac

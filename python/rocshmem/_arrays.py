@@ -1,0 +1,462 @@
+"""Symmetric memory as arrays: the allocation registry, DLPack export, the GPU array type, and
+how the calls find pointer, size and element type of what they are given."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import threading
+import weakref
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import _table
+from ._lib import error
+
+# ---------------------------------------------------------------------------------------------
+# Element types: numpy-style type strings <-> the library's TYPENAMEs (codegen/table.rs).
+
+# The fixed-width TYPENAME of each (kind, bytes); bfloat16 has its own code.
+_BY_KIND = {("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
+            ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
+            ("f", 2): "half", ("f", 4): "float", ("f", 8): "double", ("b", 1): "uint8"}
+for _name in set(_BY_KIND.values()):
+    assert _name in _table.TYPES, f"{_name} is not a TYPENAME of the library's table"
+
+# DLPack type codes (kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool).
+_DL_CODE = {"i": 0, "u": 1, "f": 2, "bf": 4, "b": 6}
+
+
+class DType:
+    """An element type: numpy's kind letter and size, and the library's TYPENAME."""
+
+    __slots__ = ("kind", "itemsize", "typename", "name")
+
+    def __init__(self, kind: str, itemsize: int, name: str):
+        self.kind, self.itemsize, self.name = kind, itemsize, name
+        self.typename = "bfloat16" if kind == "bf" else _BY_KIND.get((kind, itemsize))
+
+    @property
+    def typestr(self) -> str:
+        """The array-interface type string (bfloat16 as 2 raw bytes: 'V2')."""
+        if self.kind == "bf":
+            return "<V2"
+        return ("|" if self.itemsize == 1 else "<") + self.kind + str(self.itemsize)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DType) and (self.kind, self.itemsize) == (other.kind, other.itemsize)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.itemsize))
+
+    def __repr__(self) -> str:
+        return f"rocshmem.DType({self.name})"
+
+
+_NAMED = {"int8": ("i", 1), "int16": ("i", 2), "int32": ("i", 4), "int64": ("i", 8), "uint8": ("u", 1),
+          "uint16": ("u", 2), "uint32": ("u", 4), "uint64": ("u", 8), "float16": ("f", 2), "half": ("f", 2),
+          "float32": ("f", 4), "float": ("f", 4), "float64": ("f", 8), "double": ("f", 8), "bool": ("b", 1),
+          "bfloat16": ("bf", 2)}
+
+
+def dtype_of(spec: Any) -> DType:
+    """A DType from a numpy dtype, a torch dtype, a type name or a Python type."""
+    if isinstance(spec, DType):
+        return spec
+    if spec is int:
+        spec = "int64"
+    elif spec is float:
+        spec = "float64"
+    elif spec is bool:
+        spec = "bool"
+    text = str(spec)
+    if text.startswith("torch."):
+        text = text[len("torch."):]
+    if text in _NAMED:
+        kind, size = _NAMED[text]
+        return DType(kind, size, "float16" if text == "half" else text)
+    kind = getattr(spec, "kind", None)
+    size = getattr(spec, "itemsize", None)
+    if kind is None:
+        try:
+            import numpy  # noqa: PLC0415 - optional
+
+            d = numpy.dtype(spec)
+            kind, size = d.kind, d.itemsize
+        except Exception:  # noqa: BLE001 - any failure means "not a dtype"
+            kind = None
+    if kind in ("i", "u", "f", "b") and (kind, size) in _BY_KIND:
+        name = "bool" if kind == "b" else {"i": "int", "u": "uint", "f": "float"}[kind] + str(int(size) * 8)
+        return DType(kind, int(size), name)
+    raise TypeError(f"{spec!r} is not an element type rocSHMEM moves: use one of {sorted(_NAMED)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Allocations: every rocshmem_malloc the package made, to free by array and to refuse use
+# after free.
+
+class Allocation:
+    __slots__ = ("ptr", "nbytes", "live", "device", "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, device: Optional[Tuple[int, int]]):
+        self.ptr, self.nbytes, self.live, self.device = ptr, nbytes, True, device
+
+
+_alloc_lock = threading.Lock()
+_allocations: List[Allocation] = []
+
+
+def register(ptr: int, nbytes: int, device: Optional[Tuple[int, int]]) -> Allocation:
+    a = Allocation(ptr, nbytes, device)
+    with _alloc_lock:
+        # A block freed earlier at the same place is forgotten: its range is in use again.
+        _allocations[:] = [b for b in _allocations if b.live or not _overlaps(b, ptr, max(nbytes, 1))]
+        _allocations.append(a)
+    return a
+
+
+def _overlaps(a: Allocation, ptr: int, n: int) -> bool:
+    return ptr < a.ptr + max(a.nbytes, 1) and a.ptr < ptr + n
+
+
+def live_allocation_containing(ptr: int) -> Optional[Allocation]:
+    """The live allocation that holds address ptr."""
+    with _alloc_lock:
+        for a in _allocations:
+            if a.live and _overlaps(a, ptr, 1):
+                return a
+    return None
+
+
+def check_not_freed(call: str, what: str, ptr: int, nbytes: int) -> None:
+    """Refuses memory of an allocation that was freed (or of a finalised runtime)."""
+    with _alloc_lock:
+        for a in _allocations:
+            if _overlaps(a, ptr, max(nbytes, 1)):
+                if a.live:
+                    return
+                dead = a
+                break
+        else:
+            return
+    raise error(call, f"{what} ({ptr:#x}, {nbytes} bytes) lies in symmetric memory that was freed "
+                      f"(rocshmem.free or rocshmem.finalize): allocate it again with rocshmem.array")
+
+
+def forget_all() -> None:
+    """At finalize: every allocation is gone with the heap."""
+    with _alloc_lock:
+        for a in _allocations:
+            a.live = False
+
+
+# ---------------------------------------------------------------------------------------------
+# Where memory lives: host, or which GPU. Only a CUDA driver that the process already loaded
+# (librocshmem does on the NVIDIA platform) is asked; nothing is loaded here.
+
+_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 2, 9
+_CU_MEMORYTYPE_DEVICE = 2
+KDL_CPU, KDL_CUDA = 1, 2
+
+
+def _loaded(name: str) -> Optional[ctypes.CDLL]:
+    try:
+        return ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_LOCAL)
+    except OSError:
+        return None
+
+
+def device_of(ptr: int) -> Optional[Tuple[int, int]]:
+    """(kDLCUDA, ordinal) for CUDA device memory, None for host memory. AMD GPU memory raises:
+    the package does not hand it out as arrays yet."""
+    cuda = _loaded("libcuda.so.1")
+    if cuda is not None:
+        kind = ctypes.c_uint(0)
+        if cuda.cuPointerGetAttribute(ctypes.byref(kind), _CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ctypes.c_uint64(ptr)) == 0 \
+                and kind.value == _CU_MEMORYTYPE_DEVICE:
+            ordinal = ctypes.c_int(-1)
+            cuda.cuPointerGetAttribute(ctypes.byref(ordinal), _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                       ctypes.c_uint64(ptr))
+            return (KDL_CUDA, ordinal.value)
+    hip = _loaded("libamdhip64.so") or _loaded("libamdhip64.so.6") or _loaded("libamdhip64.so.5")
+    if hip is not None:
+        attrs = (ctypes.c_byte * 128)()  # hipPointerAttribute_t: type (int) first
+        if hip.hipPointerGetAttributes(attrs, ctypes.c_void_p(ptr)) == 0 and \
+                int.from_bytes(bytes(attrs[:4]), "little") == 2:  # hipMemoryTypeDevice
+            raise error("rocshmem.array", "symmetric memory is in AMD GPU memory: the Python package does not "
+                                          "hand it out as arrays yet (not done: use the C API, or ROCSHMEM_GPU=host)")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# DLPack export (version 0.x DLManagedTensor), with a deleter that releases the exporter.
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+assert ctypes.sizeof(_DLManagedTensor) == 64
+
+_exported: Dict[int, Any] = {}  # address of a DLManagedTensor -> what keeps it and its array alive
+_exported_lock = threading.Lock()
+
+
+def _release(managed: Any) -> None:
+    with _exported_lock:
+        _exported.pop(ctypes.addressof(managed.contents), None)
+
+
+_deleter = _DELETER(_release)
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.py_object)
+_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR]
+_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _capsule_gone(capsule: Any) -> None:
+    # Never consumed (still named "dltensor"): the producer releases it.
+    if _PyCapsule_IsValid(capsule, b"dltensor"):
+        addr = _PyCapsule_GetPointer(capsule, b"dltensor")
+        with _exported_lock:
+            _exported.pop(addr, None)
+
+
+_capsule_destructor = _CAPSULE_DESTRUCTOR(_capsule_gone)
+
+
+def dlpack_capsule(owner: Any, ptr: int, shape: Tuple[int, ...], strides_elems: Tuple[int, ...], dtype: DType,
+                   device: Tuple[int, int]) -> Any:
+    """A "dltensor" capsule over memory at ptr; `owner` stays alive until the consumer is done."""
+    nd = len(shape)
+    c_shape = (ctypes.c_int64 * max(nd, 1))(*shape)
+    c_strides = (ctypes.c_int64 * max(nd, 1))(*strides_elems)
+    m = _DLManagedTensor()
+    code = _DL_CODE[dtype.kind]
+    bits = 8 if dtype.kind == "b" else dtype.itemsize * 8
+    m.dl_tensor = _DLTensor(ptr, _DLDevice(*device), nd, _DLDataType(code, bits, 1), c_shape, c_strides, 0)
+    m.deleter = _deleter
+    with _exported_lock:
+        _exported[ctypes.addressof(m)] = (m, c_shape, c_strides, owner)
+    return _PyCapsule_New(ctypes.addressof(m), b"dltensor", _capsule_destructor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays in GPU memory.
+
+def _c_strides(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+class DeviceArray:
+    """Symmetric memory on a GPU, as an n-dimensional array: hand it to torch
+    (``torch.from_dlpack(a)`` or :func:`rocshmem.tensor`), CuPy (``cupy.asarray(a)``), Numba or
+    Triton through DLPack (``__dlpack__``) or ``__cuda_array_interface__``. Basic slicing
+    (``a[2:10]``, ``a[1]``) gives views; ``copy_to_host()`` / ``copy_from_host()`` copy through
+    the CUDA driver (for tests and small data; use torch or CuPy for real work)."""
+
+    def __init__(self, ptr: int, shape: Tuple[int, ...], dtype: DType, device: Tuple[int, int],
+                 strides: Optional[Tuple[int, ...]] = None, base: Optional["DeviceArray"] = None,
+                 allocation: Optional[Allocation] = None):
+        self.ptr = ptr
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = dtype
+        self.device = device
+        self.strides_elems = strides if strides is not None else _c_strides(self.shape)
+        self.base = base
+        self._allocation = allocation if allocation is not None else (base._allocation if base else None)
+
+    # -- shape ---------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def strides(self) -> Tuple[int, ...]:
+        """Strides in bytes, as numpy gives them."""
+        return tuple(s * self.dtype.itemsize for s in self.strides_elems)
+
+    def is_contiguous(self) -> bool:
+        return self.size <= 1 or all(
+            s == c for n, s, c in zip(self.shape, self.strides_elems, _c_strides(self.shape)) if n != 1)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"rocshmem.DeviceArray(shape={self.shape}, dtype={self.dtype.name}, "
+                f"device=cuda:{self.device[1]}, ptr={self.ptr:#x})")
+
+    def __getitem__(self, key: Any) -> "DeviceArray":
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis or k is None for k in key) or len(key) > self.ndim:
+            raise IndexError("DeviceArray takes integers and slices, at most one per dimension")
+        ptr, shape, strides = self.ptr, [], []
+        for d, n in enumerate(self.shape):
+            s = self.strides_elems[d]
+            k = key[d] if d < len(key) else slice(None)
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                count = len(range(start, stop, step))
+                ptr += start * s * self.dtype.itemsize
+                shape.append(count)
+                strides.append(s * step)
+            else:
+                i = int(k)
+                if i < 0:
+                    i += n
+                if not 0 <= i < n:
+                    raise IndexError(f"index {int(k)} is out of bounds for dimension {d} of size {n}")
+                ptr += i * s * self.dtype.itemsize
+        return DeviceArray(ptr, tuple(shape), self.dtype, self.device, tuple(strides), base=self)
+
+    def view(self, dtype: Any) -> "DeviceArray":
+        """The same bytes as another element type (contiguous arrays; the last dimension scales)."""
+        d = dtype_of(dtype)
+        if not self.is_contiguous() or self.ndim == 0 or (self.shape[-1] * self.itemsize) % d.itemsize:
+            raise ValueError("view: the array must be contiguous and its last dimension a whole number of the new type")
+        shape = self.shape[:-1] + (self.shape[-1] * self.itemsize // d.itemsize,)
+        return DeviceArray(self.ptr, shape, d, self.device, base=self)
+
+    def reshape(self, *shape: Any) -> "DeviceArray":
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(n) for n in shape)
+        if math.prod(shape) != self.size or not self.is_contiguous():
+            raise ValueError(f"cannot reshape {self.shape} into {shape}")
+        return DeviceArray(self.ptr, shape, self.dtype, self.device, base=self)
+
+    # -- interchange ---------------------------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
+        return {"shape": self.shape, "typestr": self.dtype.typestr, "data": (self.ptr, False), "version": 3,
+                "strides": None if self.is_contiguous() else self.strides, "stream": None}
+
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        return self.device
+
+    def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
+        # Nothing of rocSHMEM is pending on the memory, so there is nothing to order with `stream`.
+        return dlpack_capsule(self, self.ptr, self.shape, self.strides_elems, self.dtype, self.device)
+
+    # -- copies (CUDA driver) ------------------------------------------------------------------
+    def _cuda(self) -> ctypes.CDLL:
+        cuda = _loaded("libcuda.so.1")
+        if cuda is None or not self.is_contiguous():
+            raise error("rocshmem.DeviceArray", "copies need the CUDA driver loaded and a contiguous array")
+        return cuda
+
+    def copy_to_host(self) -> Any:
+        """A numpy copy (synchronous, cuMemcpyDtoH)."""
+        import numpy  # noqa: PLC0415 - optional
+
+        out = numpy.empty(self.shape, dtype=numpy.dtype(self.dtype.typestr))
+        rc = self._cuda().cuMemcpyDtoH_v2(ctypes.c_void_p(out.ctypes.data), ctypes.c_uint64(self.ptr),
+                                          ctypes.c_size_t(self.nbytes))
+        if rc != 0:
+            raise error("rocshmem.DeviceArray.copy_to_host", f"cuMemcpyDtoH failed (CUDA error {rc})")
+        return out
+
+    def copy_from_host(self, src: Any) -> None:
+        """Copies a host buffer of the same size in (synchronous, cuMemcpyHtoD)."""
+        mv = memoryview(src).cast("B")
+        if mv.nbytes != self.nbytes:
+            raise ValueError(f"copy_from_host: {mv.nbytes} bytes into an array of {self.nbytes}")
+        buf = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
+        rc = self._cuda().cuMemcpyHtoD_v2(ctypes.c_uint64(self.ptr), buf, ctypes.c_size_t(self.nbytes))
+        if rc != 0:
+            raise error("rocshmem.DeviceArray.copy_from_host", f"cuMemcpyHtoD failed (CUDA error {rc})")
+
+
+# ---------------------------------------------------------------------------------------------
+# What a call is given: (address, bytes, element type, contiguous).
+
+class Buf:
+    __slots__ = ("ptr", "nbytes", "dtype", "count", "contiguous", "obj")
+
+    def __init__(self, ptr: int, nbytes: int, dtype: Optional[DType], count: int, contiguous: bool, obj: Any):
+        self.ptr, self.nbytes, self.dtype, self.count, self.contiguous, self.obj = \
+            ptr, nbytes, dtype, count, contiguous, obj
+
+
+def _from_interface(obj: Any, iface: Dict[str, Any]) -> Buf:
+    shape = tuple(iface["shape"])
+    count = math.prod(shape)
+    typestr = iface["typestr"]
+    if typestr[1:] == "V2":
+        dt: Optional[DType] = DType("bf", 2, "bfloat16")
+    else:
+        try:
+            dt = dtype_of(typestr[1:])
+        except TypeError:
+            dt = None
+    item = dt.itemsize if dt else int(typestr[2:] or 1)
+    strides = iface.get("strides")
+    contiguous = strides is None or count <= 1 or tuple(strides) == tuple(
+        s * item for s in _c_strides(shape))
+    return Buf(int(iface["data"][0]), count * item, dt, count, contiguous, obj)
+
+
+def buf_of(obj: Any, call: str, what: str) -> Buf:
+    """Address, size and element type of an array-like: DeviceArray, numpy array, torch tensor,
+    anything with __cuda_array_interface__ or __array_interface__, or a writable buffer."""
+    if isinstance(obj, DeviceArray):
+        return Buf(obj.ptr, obj.nbytes, obj.dtype, obj.size, obj.is_contiguous(), obj)
+    mod = type(obj).__module__
+    if mod.startswith("torch") and hasattr(obj, "data_ptr"):
+        dt = dtype_of(obj.dtype)
+        return Buf(obj.data_ptr(), obj.numel() * obj.element_size(), dt, obj.numel(), obj.is_contiguous(), obj)
+    iface = getattr(obj, "__cuda_array_interface__", None) or getattr(obj, "__array_interface__", None)
+    if iface is not None:
+        return _from_interface(obj, iface)
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        raise TypeError(f"{call}: {what} is a {type(obj).__name__}, not an array (numpy array, torch tensor, "
+                        "rocshmem array or buffer)") from None
+    if not mv.c_contiguous:
+        return Buf(0, mv.nbytes, None, 0, False, obj)
+    if mv.readonly:  # bytes and the like: a private copy, kept alive by the Buf (sources only)
+        obj = mv = memoryview(bytearray(mv))
+    holder = (ctypes.c_char * max(mv.nbytes, 1)).from_buffer(mv.cast("B"))
+    return Buf(ctypes.addressof(holder), mv.nbytes, DType("u", 1, "uint8"), mv.nbytes, True, (obj, holder))

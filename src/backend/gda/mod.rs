@@ -1,0 +1,98 @@
+//! The GDA backend (GPU-initiated RDMA: device threads build WQEs and ring the NIC's doorbell),
+//! mlx5 first; see docs/gda.md. Phase A, here: every piece that can be built and tested without
+//! routing operations through it.
+//!
+//! - `abi`: the queue-pair descriptor device code posts through (cbindgen writes
+//!   `device/include/rocshmem_device/gda_abi.h` from it); the posting code is `device/src/gda/`.
+//! - `mlx5`: the wire formats a NIC reads and writes (WQEs, CQEs, doorbells).
+//! - `model`: a NIC model serving the send queues on the host platform.
+//! - `layout`, `devx`, `setup`: queue memory, the mlx5 DEVX commands, and the sequence that
+//!   builds queue pairs on a NIC (never run on one).
+//! - `verbs`: rdma-core loaded at run time; `discovery`: which NIC, from sysfs; `dmabuf`: GPU
+//!   memory exported for registration.
+//! - `hooks`: the `rocshmemi_gda_*` entry points the tests use.
+//!
+//! `ROCSHMEM_BACKEND=gda` is refused at init with [`not_routed_message`]: routing is phase B,
+//! on the transport interface.
+
+pub mod abi;
+pub mod devx;
+pub mod discovery;
+pub mod dmabuf;
+pub mod hooks;
+pub mod layout;
+pub mod mlx5;
+pub mod model;
+pub mod setup;
+pub mod verbs;
+
+use crate::env::Config;
+use std::path::Path;
+
+/// The environment's NIC filters.
+pub fn filters(cfg: &Config) -> discovery::Filters {
+    discovery::Filters {
+        provider: cfg.gda_provider.clone(),
+        hca_list: cfg.hca_list.clone(),
+        use_hca: cfg.use_ib_hca.clone(),
+        gid_index: cfg.gda_gid_index,
+    }
+}
+
+/// The NIC this PE would use, or one line saying why there is none: rdma-core missing, no RDMA
+/// device, none left by the filters or with an active port, or not an mlx5.
+pub fn probe(cfg: &Config, sysfs: &Path) -> Result<discovery::Choice, String> {
+    verbs::Verbs::load()?;
+    let nics = discovery::scan(sysfs)?;
+    let mut f = filters(cfg);
+    let implicit = f.provider.trim().is_empty();
+    if implicit {
+        f.provider = "mlx5".into();
+    }
+    let c = discovery::choose(&nics, None, &f, 0)
+        .map_err(|e| if implicit { format!("{e} (the GDA posting code of this build is mlx5 only)") } else { e })?;
+    if c.provider != discovery::Provider::Mlx5 {
+        return Err(format!(
+            "{} is a {} NIC: the GDA posting code of this build is mlx5 only (docs/gda.md, \"Other NICs\")",
+            c.nic,
+            c.provider.name()
+        ));
+    }
+    Ok(c)
+}
+
+/// Why init refuses `ROCSHMEM_BACKEND=gda`, with what this node has.
+pub fn not_routed_message(cfg: &Config) -> String {
+    let node = match probe(cfg, Path::new("/sys")) {
+        Ok(c) => format!("this node's NIC would be {} port {}", c.nic, c.port),
+        Err(why) => format!("and on this node: {why}"),
+    };
+    format!(
+        "ROCSHMEM_BACKEND=gda: the GDA backend is built and tested against a NIC model but not routed into the \
+         operations yet (docs/gda.md); use ipc or ro ({node})"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusal_is_one_line_and_names_the_reason() {
+        let cfg = Config::from_lookup(&|_| None).unwrap();
+        let m = not_routed_message(&cfg);
+        assert!(m.starts_with("ROCSHMEM_BACKEND=gda: ") && !m.contains('\n'), "{m}");
+        let s = discovery::tests::FakeSys::new("probe");
+        let e = probe(&cfg, &s.root.join("none")).unwrap_err();
+        assert!(e.contains("no RDMA device") || e.contains("not installed"), "{e}");
+        s.nic("bnxt_re0", "bnxt_en", "pci0000:00/0000:00:01.0", &[("4: ACTIVE", "Ethernet", &[][..])]);
+        if verbs::Verbs::load().is_ok() {
+            let e = probe(&cfg, &s.root).unwrap_err();
+            assert!(e.contains("bnxt_re0 is bnxt") && e.contains("mlx5 only"), "{e}");
+            let bnxt = Config::from_lookup(&|k| (k == "ROCSHMEM_GDA_PROVIDER").then(|| "bnxt".to_string())).unwrap();
+            assert!(probe(&bnxt, &s.root).unwrap_err().contains("bnxt_re0 is a bnxt NIC"));
+            s.nic("mlx5_0", "mlx5_core", "pci0000:00/0000:00:02.0", &[("4: ACTIVE", "InfiniBand", &[][..])]);
+            assert_eq!(probe(&cfg, &s.root).unwrap().nic, "mlx5_0");
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! Heap calls agree across PEs: `rocshmem_malloc`, `_align`, `_calloc` and `_free` are
+//! collective, and the deterministic allocator gives every PE the same offsets only if every PE
+//! makes the same calls in the same order. A call made by only some PEs, or with different
+//! sizes, would silently shift every later object on some PEs.
+//!
+//! Each heap call (and finalize) writes a record (its number on this PE, what it is, its
+//! arguments, its result) into this PE's control header, then takes part in the world barrier
+//! the call needs anyway, then reads every PE's record of the same number. Records are two deep
+//! (by the parity of the number): a PE can write the record of its next call while a slower
+//! one still reads this one, but not the one after (that needs everyone past the next barrier).
+//! So the check costs no extra synchronisation, only reading one record per PE.
+//!
+//! - Every PE in the same call, different arguments or results: every PE reports it (naming its
+//!   own call and the first PE whose call differs) and undoes the call (nothing allocated,
+//!   nothing freed); the heaps stay in step and the program may go on.
+//! - Some PE in another call (it skipped a heap call, or made an extra one, or is in finalize):
+//!   the PEs' barriers are out of step from now on, so nothing later can be trusted; the PEs
+//!   that see it report it and stop the job (`rocshmem_global_exit(1)`).
+//!
+//! Under the RO backend, when the world has PEs this one does not map, the records are
+//! exchanged with an MPI all-gather instead (after completing this PE's operations, as the
+//! barrier did); a PE that skipped a heap call is then not detected (MPI collectives of
+//! different kinds do not match).
+
+use super::SymmetricHeap;
+use crate::error::{Error, Result};
+use crate::sync::{PeSet, SyncState};
+use crate::team::WORLD_SLOT;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Words of a record: number, kind, two arguments, result.
+const WORDS: usize = 5;
+
+/// One record as stored in a control header (a cache line).
+#[repr(C, align(64))]
+pub struct RecordWords([AtomicU64; 8]);
+
+/// A result or argument that is no heap offset (failed call, NULL, foreign pointer).
+const NONE: u64 = u64::MAX;
+const FOREIGN: u64 = u64::MAX - 1;
+
+/// What a heap call is, with the arguments every PE must agree on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapCall {
+    Malloc {
+        size: usize,
+    },
+    Align {
+        alignment: usize,
+        size: usize,
+    },
+    Calloc {
+        count: usize,
+        size: usize,
+    },
+    /// Heap offset of the pointer ([`NONE`]: NULL, [`FOREIGN`]: not in the heap).
+    Free {
+        offset: u64,
+    },
+    Finalize,
+}
+
+impl HeapCall {
+    fn encode(self) -> (u64, u64, u64) {
+        match self {
+            HeapCall::Malloc { size } => (1, size as u64, 0),
+            HeapCall::Align { alignment, size } => (2, alignment as u64, size as u64),
+            HeapCall::Calloc { count, size } => (3, count as u64, size as u64),
+            HeapCall::Free { offset } => (4, offset, 0),
+            HeapCall::Finalize => (5, 0, 0),
+        }
+    }
+
+    fn decode(kind: u64, a: u64, b: u64) -> Option<HeapCall> {
+        Some(match kind {
+            1 => HeapCall::Malloc { size: a as usize },
+            2 => HeapCall::Align { alignment: a as usize, size: b as usize },
+            3 => HeapCall::Calloc { count: a as usize, size: b as usize },
+            4 => HeapCall::Free { offset: a },
+            5 => HeapCall::Finalize,
+            _ => return None,
+        })
+    }
+
+    /// The call as a user wrote it.
+    pub fn describe(self) -> String {
+        match self {
+            HeapCall::Malloc { size } => format!("rocshmem_malloc(size={size})"),
+            HeapCall::Align { alignment, size } => format!("rocshmem_align(alignment={alignment}, size={size})"),
+            HeapCall::Calloc { count, size } => format!("rocshmem_calloc(count={count}, size={size})"),
+            HeapCall::Free { offset: NONE } => "rocshmem_free(NULL)".into(),
+            HeapCall::Free { offset: FOREIGN } => "rocshmem_free(a pointer outside the symmetric heap)".into(),
+            HeapCall::Free { offset } => format!("rocshmem_free(heap offset {offset:#x})"),
+            HeapCall::Finalize => "rocshmem_finalize".into(),
+        }
+    }
+
+    fn is_alloc(self) -> bool {
+        !matches!(self, HeapCall::Free { .. } | HeapCall::Finalize)
+    }
+}
+
+/// One PE's record of one heap call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Record {
+    /// The call's number on that PE (from 1; 0: no record yet).
+    seq: u64,
+    call: Option<HeapCall>,
+    /// Allocations: the heap offset returned; free: whether the pointer was a live block.
+    result: u64,
+}
+
+impl Record {
+    fn words(&self) -> [u64; WORDS] {
+        let (k, a, b) = self.call.map_or((0, 0, 0), HeapCall::encode);
+        [self.seq, k, a, b, self.result]
+    }
+
+    fn from_words(w: [u64; WORDS]) -> Record {
+        Record { seq: w[0], call: HeapCall::decode(w[1], w[2], w[3]), result: w[4] }
+    }
+
+    fn describe(&self) -> String {
+        let call = self.call.map_or_else(|| "no call".to_string(), HeapCall::describe);
+        match self.call {
+            Some(c) if c.is_alloc() && self.result != NONE => format!("{call} = heap offset {:#x}", self.result),
+            Some(c) if c.is_alloc() => format!("{call} = NULL"),
+            _ => call,
+        }
+    }
+}
+
+/// The heap offset of a `free` argument, as [`HeapCall::Free`] records it.
+pub fn free_offset(heap: &SymmetricHeap, addr: usize) -> u64 {
+    if addr == 0 {
+        return NONE;
+    }
+    heap.offset_of(addr, 1, "").map_or(FOREIGN, |o| o as u64)
+}
+
+/// Collective over the world: records `call` with its local `result` (allocations: the heap
+/// offset, or None if it failed here; free: whether the pointer is a live block here, as
+/// `Some(0)`/None; finalize: None), synchronises, and checks every PE's record. `Err` when
+/// the PEs' calls differ (the caller undoes its part); when they are out of step, reports it
+/// for `call_name` and stops the job.
+pub fn agree(heap: &SymmetricHeap, sync: &SyncState, call: HeapCall, result: Option<usize>) -> Result<()> {
+    let seq = heap.calls.fetch_add(1, Ordering::Relaxed) + 1;
+    let mine = Record { seq, call: Some(call), result: result.map_or(NONE, |r| r as u64) };
+    let all = exchange(heap, sync, &mine)?;
+    check(heap.my_pe, &mine, &all)
+}
+
+/// Every PE's record of the heap call numbered as `mine` (collective over the world).
+fn exchange(heap: &SymmetricHeap, sync: &SyncState, mine: &Record) -> Result<Vec<Record>> {
+    let world = PeSet::world(heap.n_pes);
+    #[cfg(feature = "mpi")]
+    if let Some(ro) = sync.ro_for(world) {
+        // Complete this PE's operations (a free must not race a write still in flight), then
+        // exchange the records: the all-gather is the synchronisation.
+        ro.flush_all();
+        let w = mine.words();
+        let mut got = vec![0u64; WORDS * heap.n_pes];
+        // SAFETY: `w` holds WORDS words, `got` WORDS per PE.
+        unsafe { ro.allgather(world, w.as_ptr().cast(), got.as_mut_ptr().cast(), WORDS * 8)? };
+        return Ok(got.chunks_exact(WORDS).map(|c| Record::from_words(c.try_into().unwrap())).collect());
+    }
+    let at = (mine.seq % 2) as usize;
+    let own = heap.control(heap.my_pe);
+    for (w, v) in mine.words().into_iter().enumerate() {
+        own.header().heap_calls[at].0[w].store(v, Ordering::Relaxed);
+    }
+    // Orders the stores above before every peer's reads below.
+    sync.barrier(heap, world, WORLD_SLOT)?;
+    Ok((0..heap.n_pes)
+        .map(|p| {
+            let c = heap.control(p);
+            let r = &c.header().heap_calls[at];
+            Record::from_words(std::array::from_fn(|w| r.0[w].load(Ordering::Relaxed)))
+        })
+        .collect())
+}
+
+/// What the records of one heap call say.
+#[derive(Debug)]
+enum Verdict {
+    Agree,
+    /// Every PE is in this call, with different arguments or results: the call fails everywhere.
+    Differ(String),
+    /// Some PE is in another call: the PEs' synchronisation is out of step.
+    OutOfStep(String),
+}
+
+fn verdict(me: usize, mine: &Record, all: &[Record]) -> Verdict {
+    let Some((p, theirs)) = all.iter().enumerate().find(|(_, r)| *r != mine) else {
+        return Verdict::Agree;
+    };
+    let seq = mine.seq;
+    let call = mine.call.expect("own record");
+    let fin = |c: Option<HeapCall>| c == Some(HeapCall::Finalize);
+    let out = |r: &Record| r.seq != seq || r.call.is_none() || fin(r.call) != fin(mine.call);
+    if let Some((q, stray)) = all.iter().enumerate().find(|(_, r)| out(r)) {
+        let mine_text = if fin(mine.call) {
+            format!("this PE (PE {me}) is in rocshmem_finalize after {} heap calls", seq - 1)
+        } else {
+            format!("this PE (PE {me}) is in its heap call #{seq}, {}", mine.describe())
+        };
+        let theirs_text = match stray.call {
+            Some(HeapCall::Finalize) => format!("PE {q} is in rocshmem_finalize after {} heap calls", stray.seq - 1),
+            _ if stray.seq == seq => format!("PE {q} is in its heap call #{seq}, {}", stray.describe()),
+            _ if stray.seq > seq => format!("PE {q} is already in its heap call #{}, {}", stray.seq, stray.describe()),
+            None => format!("PE {q} is not in a heap call (this PE sees no heap call of it)"),
+            Some(_) => format!(
+                "PE {q} is not in a heap call (the latest of its heap calls this PE sees is #{}, {})",
+                stray.seq,
+                stray.describe()
+            ),
+        };
+        return Verdict::OutOfStep(format!(
+            "the PEs' heap calls are out of step: {mine_text}, but {theirs_text}; every PE must make the same \
+             rocshmem_malloc/align/calloc/free calls in the same order before rocshmem_finalize; stopping the job"
+        ));
+    }
+    let what = if theirs.call == mine.call {
+        format!(
+            "this PE's (PE {me}) {} and PE {p}'s {} (heap call #{seq}): the heaps were already out of step",
+            mine.describe(),
+            theirs.describe()
+        )
+    } else {
+        format!(
+            "this PE (PE {me}) called {} and PE {p} {} (heap call #{seq} of both)",
+            call.describe(),
+            theirs.call.map_or_else(|| "no call".into(), HeapCall::describe)
+        )
+    };
+    let undone = if call.is_alloc() { "nothing was allocated on any PE" } else { "nothing was freed on any PE" };
+    Verdict::Differ(format!(
+        "the PEs' heap calls differ: {what}; every PE must make the same rocshmem_malloc/align/calloc/free calls \
+         with the same arguments; {undone}"
+    ))
+}
+
+/// Acts on the verdict: `Err` when the calls differ; out of step: reports it and stops the job.
+fn check(me: usize, mine: &Record, all: &[Record]) -> Result<()> {
+    match verdict(me, mine, all) {
+        Verdict::Agree => Ok(()),
+        Verdict::Differ(s) => Err(Error::Mismatch(s)),
+        Verdict::OutOfStep(s) => {
+            let name = match mine.call {
+                Some(HeapCall::Malloc { .. }) => "rocshmem_malloc",
+                Some(HeapCall::Align { .. }) => "rocshmem_align",
+                Some(HeapCall::Calloc { .. }) => "rocshmem_calloc",
+                Some(HeapCall::Free { .. }) => "rocshmem_free",
+                _ => "rocshmem_finalize",
+            };
+            crate::api::report(name, &Error::Mismatch(s));
+            crate::runtime::global_exit(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(seq: u64, call: HeapCall, result: u64) -> Record {
+        Record { seq, call: Some(call), result }
+    }
+
+    #[test]
+    fn records_round_trip() {
+        for c in [
+            HeapCall::Malloc { size: 100 },
+            HeapCall::Align { alignment: 4096, size: 7 },
+            HeapCall::Calloc { count: 3, size: 5 },
+            HeapCall::Free { offset: 0x80 },
+            HeapCall::Free { offset: NONE },
+            HeapCall::Finalize,
+        ] {
+            let r = rec(9, c, 0x100);
+            assert_eq!(Record::from_words(r.words()), r);
+        }
+        assert_eq!(Record::from_words([0; WORDS]).call, None);
+    }
+
+    #[test]
+    fn same_calls_agree_and_different_ones_name_both_pes() {
+        let a = rec(3, HeapCall::Malloc { size: 64 }, 0x80);
+        assert!(check(0, &a, &[a, a, a]).is_ok());
+        let text = |v: Verdict| match v {
+            Verdict::Differ(s) => s,
+            other => panic!("{other:?}"),
+        };
+        let b = rec(3, HeapCall::Malloc { size: 96 }, 0x80);
+        let e = text(verdict(0, &a, &[a, a, b]));
+        assert!(
+            e.contains("PE 0) called rocshmem_malloc(size=64)") && e.contains("PE 2 rocshmem_malloc(size=96)"),
+            "{e}"
+        );
+        assert!(e.contains("nothing was allocated"), "{e}");
+        let e = text(verdict(2, &b, &[a, a, b]));
+        assert!(e.contains("PE 2) called rocshmem_malloc(size=96) and PE 0 rocshmem_malloc(size=64)"), "{e}");
+        let f = rec(3, HeapCall::Free { offset: 0x80 }, 0);
+        let g = rec(3, HeapCall::Free { offset: 0x100 }, 0);
+        let e = text(verdict(1, &f, &[f, f, g]));
+        assert!(e.contains("heap offset 0x80") && e.contains("PE 2 rocshmem_free(heap offset 0x100)"), "{e}");
+        assert!(e.contains("nothing was freed"), "{e}");
+        // Same call, different results: the heaps had drifted before.
+        let c = rec(3, HeapCall::Malloc { size: 64 }, 0x100);
+        let e = text(verdict(0, &a, &[a, c]));
+        assert!(e.contains("already out of step"), "{e}");
+    }
+
+    #[test]
+    fn a_pe_in_another_call_is_out_of_step() {
+        let out = |v: Verdict| match v {
+            Verdict::OutOfStep(s) => s,
+            other => panic!("{other:?}"),
+        };
+        // PE 1 skipped heap call #3: its latest record of this parity is #1.
+        let a = rec(3, HeapCall::Malloc { size: 64 }, 0x80);
+        let old = rec(1, HeapCall::Malloc { size: 8 }, 0);
+        let e = out(verdict(0, &a, &[a, old, a]));
+        assert!(e.contains("PE 0) is in its heap call #3, rocshmem_malloc(size=64)"), "{e}");
+        assert!(e.contains("PE 1 is not in a heap call") && e.contains("#1, rocshmem_malloc(size=8)"), "{e}");
+        assert!(e.contains("stopping the job"), "{e}");
+        // ... and reaches finalize while the others allocate.
+        let fin = rec(3, HeapCall::Finalize, NONE);
+        let e = out(verdict(1, &fin, &[a, fin]));
+        assert!(e.contains("PE 1) is in rocshmem_finalize after 2 heap calls, but PE 0 is in its heap call #3"), "{e}");
+        let e = out(verdict(0, &a, &[a, fin]));
+        assert!(e.contains("PE 1 is in rocshmem_finalize after 2 heap calls"), "{e}");
+        // A PE that made no heap call at all.
+        let e = out(verdict(0, &a, &[a, Record::from_words([0; WORDS])]));
+        assert!(e.contains("PE 1 is not in a heap call"), "{e}");
+        // Every PE in finalize: fine.
+        assert!(matches!(verdict(0, &fin, &[fin, fin]), Verdict::Agree));
+    }
+}

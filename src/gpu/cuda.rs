@@ -17,6 +17,7 @@
 //! `CUdeviceptr` is a 64-bit integer.
 
 use super::host::HostRuntime;
+use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
 use crate::error::{Error, Result};
 use libloading::Library;
@@ -288,10 +289,8 @@ pub struct CudaRuntime {
     streams: Arc<super::modules::Modules>,
     /// Multiprocessors of the device: the most work-groups of a stream collective.
     sm_count: u32,
-    /// The heaps are host memory registered with the GPU ([`GpuRuntime::use_host_heap`]).
-    host_heap: std::sync::atomic::AtomicBool,
-    /// Non-blocking stream of [`GpuRuntime::copy_beside_kernels`] (created on first use).
-    side_stream: std::sync::OnceLock<usize>,
+    /// The heaps in registered host memory, for RO ([`GpuRuntime::use_host_heap`]).
+    host_heaps: HostHeaps<Cuda>,
 }
 
 impl CudaRuntime {
@@ -363,8 +362,10 @@ impl CudaRuntime {
              peer access {t_peers:.1}, stream {:.1}",
             ms(t0)
         );
+        let cuda = Arc::new(cuda);
         Ok(CudaRuntime {
-            cuda: Arc::new(cuda),
+            host_heaps: HostHeaps::new(Arc::clone(&cuda)),
+            cuda,
             host: HostRuntime::new(),
             device,
             how_chosen,
@@ -373,61 +374,7 @@ impl CudaRuntime {
             peers_unreachable,
             streams: Arc::new(super::modules::Modules::default()),
             sm_count,
-            host_heap: std::sync::atomic::AtomicBool::new(false),
-            side_stream: std::sync::OnceLock::new(),
         })
-    }
-
-    fn host_heap(&self) -> bool {
-        self.host_heap.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Registers host mapping `seg` with the GPU (Portable | Mapped) and checks that device
-    /// code reaches it at the same address; the segment then unregisters before it unmaps.
-    fn register(&self, seg: Segment, what: &str) -> Result<Segment> {
-        let c = &self.cuda;
-        // SAFETY: a live mapping of `seg.len` bytes.
-        c.check(&format!("cudaHostRegister({what}, {} bytes)", seg.len), unsafe {
-            (c.rt.host_register)(seg.base.cast(), seg.len, CUDA_HOST_PORTABLE_MAPPED)
-        })?;
-        let keep = Arc::clone(c);
-        let seg = seg.release_first(Box::new(move |base, _| {
-            // SAFETY: registered above, unregistered once.
-            unsafe { (keep.rt.host_unregister)(base.cast()) };
-        }));
-        self.same_address(seg.base, what)?;
-        Ok(seg)
-    }
-
-    /// Device code uses host pointers as they are: the device address of registered or
-    /// mapped host memory must be the host address (unified addressing, every 64-bit CUDA
-    /// system).
-    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
-        let c = &self.cuda;
-        let mut d: *mut c_void = std::ptr::null_mut();
-        // SAFETY: `base` is registered or cudaHostAlloc memory; writes one pointer.
-        c.check(&format!("cudaHostGetDevicePointer({what})"), unsafe {
-            (c.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
-        })?;
-        if d.cast::<u8>() != base {
-            return Err(Error::Gpu(format!(
-                "{what}: the GPU maps host address {base:p} at {d:p}; the RO backend needs unified addressing"
-            )));
-        }
-        Ok(())
-    }
-
-    fn side_stream(&self) -> Result<Stream> {
-        if let Some(s) = self.side_stream.get() {
-            return Ok(*s as Stream);
-        }
-        let mut stream: Stream = std::ptr::null_mut();
-        // SAFETY: writes one handle.
-        self.cuda.check("cudaStreamCreateWithFlags", unsafe {
-            (self.cuda.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
-        })?;
-        // Two threads racing here: the loser's stream stays unused (one handle, never freed).
-        Ok(*self.side_stream.get_or_init(|| stream as usize) as Stream)
     }
 
     fn stream(&self) -> Stream {
@@ -515,42 +462,20 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
-        let seg = self.host.create_segment(name, len)?;
-        if self.host_heap() { self.register(seg, "this PE's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.create_segment(name, len)?, "this PE's heap")
     }
 
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
-        let seg = self.host.open_peer_segment(handle, len)?;
-        if self.host_heap() { self.register(seg, "a peer's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.open_peer_segment(handle, len)?, "a peer's heap")
     }
 
     fn use_host_heap(&self) -> Result<()> {
-        self.host_heap.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.host_heaps.enable();
         Ok(())
     }
 
     fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
-        let c = &self.cuda;
-        let len = len.max(1);
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer.
-        c.check(&format!("cudaHostAlloc({len} bytes, portable | mapped)"), unsafe {
-            (c.rt.host_alloc)(&mut p, len, CUDA_HOST_PORTABLE_MAPPED)
-        })?;
-        let keep = Arc::clone(c);
-        let seg = Segment::new(
-            p.cast(),
-            len,
-            Vec::new(),
-            Box::new(move |base, _| {
-                // SAFETY: from cudaHostAlloc, freed once.
-                unsafe { (keep.rt.free_host)(base.cast()) };
-            }),
-        );
-        // SAFETY: the whole allocation, host memory.
-        unsafe { std::ptr::write_bytes(seg.base, 0, len) };
-        self.same_address(seg.base, "the RO queues")?;
-        Ok(seg)
+        self.host_heaps.alloc_mapped(len)
     }
 
     fn is_device_memory(&self, addr: usize) -> bool {
@@ -577,14 +502,8 @@ impl GpuRuntime for CudaRuntime {
     }
 
     unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
-        let c = &self.cuda;
-        let s = self.side_stream()?;
-        // SAFETY: the caller's contract; our non-blocking stream.
-        c.check("cudaMemcpyAsync (RO staging)", unsafe {
-            (c.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, s)
-        })?;
-        // SAFETY: our stream.
-        c.check("cudaStreamSynchronize (RO staging)", unsafe { (c.rt.stream_synchronize)(s) })
+        // SAFETY: forwarded.
+        unsafe { self.host_heaps.copy_beside_kernels(dst, src, len) }
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -596,7 +515,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn separate_device_segment(&self) -> bool {
-        !self.host_heap()
+        !self.host_heaps.on()
     }
 
     fn create_device_segment(&self, len: usize) -> Result<Segment> {
@@ -761,6 +680,71 @@ impl Cuda {
                 && (self.drv.device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0
         }
         .then(|| (major * 10 + minor) as u32)
+    }
+}
+
+/// The RO backend's host heaps on NVIDIA ([`HostHeaps`]).
+impl MappedHostApi for Cuda {
+    fn register(&self, base: *mut u8, len: usize, what: &str) -> Result<()> {
+        // SAFETY: a live mapping of `len` bytes.
+        self.check(&format!("cudaHostRegister({what}, {len} bytes)"), unsafe {
+            (self.rt.host_register)(base.cast(), len, CUDA_HOST_PORTABLE_MAPPED)
+        })
+    }
+
+    fn unregister(&self, base: *mut u8) {
+        // SAFETY: registered by `register`, unregistered once.
+        unsafe { (self.rt.host_unregister)(base.cast()) };
+    }
+
+    fn alloc(&self, len: usize) -> Result<*mut u8> {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        self.check(&format!("cudaHostAlloc({len} bytes, portable | mapped)"), unsafe {
+            (self.rt.host_alloc)(&mut p, len, CUDA_HOST_PORTABLE_MAPPED)
+        })?;
+        Ok(p.cast())
+    }
+
+    fn free(&self, base: *mut u8) {
+        // SAFETY: from cudaHostAlloc, freed once.
+        unsafe { (self.rt.free_host)(base.cast()) };
+    }
+
+    /// Device code uses host pointers as they are: the device address of registered or
+    /// mapped host memory must be the host address (unified addressing, every 64-bit CUDA
+    /// system).
+    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
+        let mut d: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `base` is registered or cudaHostAlloc memory; writes one pointer.
+        self.check(&format!("cudaHostGetDevicePointer({what})"), unsafe {
+            (self.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
+        })?;
+        if d.cast::<u8>() != base {
+            return Err(Error::Gpu(format!(
+                "{what}: the GPU maps host address {base:p} at {d:p}; the RO backend needs unified addressing"
+            )));
+        }
+        Ok(())
+    }
+
+    fn create_stream(&self) -> Result<usize> {
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        self.check("cudaStreamCreateWithFlags", unsafe {
+            (self.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
+        })?;
+        Ok(stream as usize)
+    }
+
+    unsafe fn copy_and_wait(&self, stream: usize, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let s = stream as Stream;
+        // SAFETY: the caller's contract; the library's non-blocking stream.
+        self.check("cudaMemcpyAsync (RO staging)", unsafe {
+            (self.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, s)
+        })?;
+        // SAFETY: that stream.
+        self.check("cudaStreamSynchronize (RO staging)", unsafe { (self.rt.stream_synchronize)(s) })
     }
 }
 

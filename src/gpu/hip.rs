@@ -25,6 +25,7 @@
 //! memory and PCI ids come from calls that take no structure.
 
 use super::host::HostRuntime;
+use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
 use crate::error::{Error, Result};
 use crate::log_info;
@@ -217,7 +218,7 @@ fn version(v: c_int) -> String {
 }
 
 /// Whether device code can use host address `host` of registered or pinned host memory that HIP
-/// maps for the GPU at `device` (see `HipRuntime::same_address`).
+/// maps for the GPU at `device` (see `HipHost::same_address`).
 fn host_address_check(host: usize, device: usize, host_page_tables: bool, what: &str) -> Result<()> {
     if device == host || host_page_tables {
         return Ok(());
@@ -562,6 +563,85 @@ impl Drop for DeviceGuard<'_> {
     }
 }
 
+/// The RO backend's host heaps on AMD ([`HostHeaps`]): HIP's calls, on the PE's GPU whichever
+/// thread asks.
+struct HipHost {
+    hip: Arc<Hip>,
+    device: c_int,
+}
+
+impl MappedHostApi for HipHost {
+    /// `hipHostRegister(Portable | Mapped)`: fine-grained (no `hipExtHostRegisterCoarseGrained`).
+    fn register(&self, base: *mut u8, len: usize, what: &str) -> Result<()> {
+        let h = &self.hip;
+        let _on = DeviceGuard::new(h, self.device)?;
+        // SAFETY: a live mapping of `len` bytes.
+        h.check(&format!("hipHostRegister({what}, {len} bytes)"), unsafe {
+            (h.rt.host_register)(base.cast(), len, HIP_HOST_REGISTER_PORTABLE_MAPPED)
+        })
+    }
+
+    fn unregister(&self, base: *mut u8) {
+        // SAFETY: registered by `register`, unregistered once.
+        unsafe { (self.hip.rt.host_unregister)(base.cast()) };
+    }
+
+    /// `hipHostMalloc(Portable | Mapped | Coherent)`: fine-grained, as upstream's
+    /// `HIPHostAllocator`.
+    fn alloc(&self, len: usize) -> Result<*mut u8> {
+        let h = &self.hip;
+        let _on = DeviceGuard::new(h, self.device)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        h.check(&format!("hipHostMalloc({len} bytes, portable | mapped | coherent)"), unsafe {
+            (h.rt.host_malloc)(&mut p, len, HIP_HOST_MALLOC_PORTABLE_MAPPED_COHERENT)
+        })?;
+        Ok(p.cast())
+    }
+
+    fn free(&self, base: *mut u8) {
+        // SAFETY: from hipHostMalloc, freed once.
+        unsafe { (self.hip.rt.host_free)(base.cast()) };
+    }
+
+    /// Device code uses host pointers as they are (the heap bases it reads are the host
+    /// addresses the proxy and MPI use): the GPU must reach registered or pinned host memory at
+    /// its host address. HIP maps it there on many systems; where `hipHostGetDevicePointer`
+    /// names another address, the GPU still reaches the host address when it walks the CPU's
+    /// page tables (XNACK on, or an APU). Otherwise this PE cannot run RO with heaps in host
+    /// memory, and says why ([`host_address_check`]).
+    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
+        let h = &self.hip;
+        let mut d: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `base` is registered or hipHostMalloc memory; writes one pointer.
+        h.check(&format!("hipHostGetDevicePointer({what})"), unsafe {
+            (h.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
+        })?;
+        let host_page_tables =
+            h.attribute(HIP_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, self.device);
+        host_address_check(base as usize, d as usize, host_page_tables == Some(1), what)
+    }
+
+    fn create_stream(&self) -> Result<usize> {
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        self.hip.check("hipStreamCreateWithFlags", unsafe {
+            (self.hip.rt.stream_create_with_flags)(&mut stream, HIP_STREAM_NON_BLOCKING)
+        })?;
+        Ok(stream as usize)
+    }
+
+    unsafe fn copy_and_wait(&self, stream: usize, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let (h, s) = (&self.hip, stream as Stream);
+        // SAFETY: the caller's contract; the library's non-blocking stream.
+        h.check("hipMemcpyAsync (RO staging)", unsafe {
+            (h.rt.memcpy_async)(dst.cast(), src.cast(), len, HIP_MEMCPY_DEFAULT, s)
+        })?;
+        // SAFETY: that stream.
+        h.check("hipStreamSynchronize (RO staging)", unsafe { (h.rt.stream_synchronize)(s) })
+    }
+}
+
 /// The AMD platform runtime of this process.
 pub struct HipRuntime {
     hip: Arc<Hip>,
@@ -582,10 +662,8 @@ pub struct HipRuntime {
     streams: Arc<super::modules::Modules>,
     /// Compute units of the device: the most work-groups of a stream collective.
     cu_count: u32,
-    /// The heaps are host memory registered with the GPU ([`GpuRuntime::use_host_heap`]).
-    host_heap: std::sync::atomic::AtomicBool,
-    /// Non-blocking stream of [`GpuRuntime::copy_beside_kernels`] (created on first use).
-    side_stream: std::sync::OnceLock<usize>,
+    /// The heaps in registered host memory, for RO ([`GpuRuntime::use_host_heap`]).
+    host_heaps: HostHeaps<HipHost>,
 }
 
 impl HipRuntime {
@@ -649,8 +727,10 @@ impl HipRuntime {
             heap_allocator.name(),
             if allocator.is_some() { " (ROCSHMEM_HEAP_ALLOCATOR_TYPE)" } else { " (default for the arch)" }
         );
+        let hip = Arc::new(hip);
         Ok(HipRuntime {
-            hip: Arc::new(hip),
+            host_heaps: HostHeaps::new(Arc::new(HipHost { hip: Arc::clone(&hip), device })),
+            hip,
             host: HostRuntime::new(),
             device,
             how_chosen,
@@ -662,8 +742,6 @@ impl HipRuntime {
             peers_unreachable,
             streams: Arc::new(super::modules::Modules::default()),
             cu_count,
-            host_heap: std::sync::atomic::AtomicBool::new(false),
-            side_stream: std::sync::OnceLock::new(),
         })
     }
 
@@ -674,60 +752,6 @@ impl HipRuntime {
     fn sync_stream(&self, call: &str) -> Result<()> {
         // SAFETY: our stream.
         self.hip.check(call, unsafe { (self.hip.rt.stream_synchronize)(self.stream()) })
-    }
-
-    fn host_heap(&self) -> bool {
-        self.host_heap.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Registers host mapping `seg` with the GPU (Portable | Mapped, fine-grained) and checks
-    /// that device code reaches it at its host address; the segment then unregisters before it
-    /// unmaps.
-    fn register(&self, seg: Segment, what: &str) -> Result<Segment> {
-        let h = &self.hip;
-        let _on = DeviceGuard::new(h, self.device)?;
-        // SAFETY: a live mapping of `seg.len` bytes.
-        h.check(&format!("hipHostRegister({what}, {} bytes)", seg.len), unsafe {
-            (h.rt.host_register)(seg.base.cast(), seg.len, HIP_HOST_REGISTER_PORTABLE_MAPPED)
-        })?;
-        let keep = Arc::clone(h);
-        let seg = seg.release_first(Box::new(move |base, _| {
-            // SAFETY: registered above, unregistered once.
-            unsafe { (keep.rt.host_unregister)(base.cast()) };
-        }));
-        self.same_address(seg.base, what)?;
-        Ok(seg)
-    }
-
-    /// Device code uses host pointers as they are (the heap bases it reads are the host
-    /// addresses the proxy and MPI use): the GPU must reach registered or pinned host memory at
-    /// its host address. HIP maps it there on many systems; where `hipHostGetDevicePointer`
-    /// names another address, the GPU still reaches the host address when it walks the CPU's
-    /// page tables (XNACK on, or an APU). Otherwise this PE cannot run RO with heaps in host
-    /// memory, and says why.
-    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
-        let h = &self.hip;
-        let mut d: *mut c_void = std::ptr::null_mut();
-        // SAFETY: `base` is registered or hipHostMalloc memory; writes one pointer.
-        h.check(&format!("hipHostGetDevicePointer({what})"), unsafe {
-            (h.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
-        })?;
-        let host_page_tables =
-            h.attribute(HIP_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, self.device);
-        host_address_check(base as usize, d as usize, host_page_tables == Some(1), what)
-    }
-
-    fn side_stream(&self) -> Result<Stream> {
-        if let Some(s) = self.side_stream.get() {
-            return Ok(*s as Stream);
-        }
-        let mut stream: Stream = std::ptr::null_mut();
-        // SAFETY: writes one handle.
-        self.hip.check("hipStreamCreateWithFlags", unsafe {
-            (self.hip.rt.stream_create_with_flags)(&mut stream, HIP_STREAM_NON_BLOCKING)
-        })?;
-        // Two threads racing here: the loser's stream stays unused (one handle, never freed).
-        Ok(*self.side_stream.get_or_init(|| stream as usize) as Stream)
     }
 
     /// `len` bytes of device memory of kind `kind` on this PE's GPU, zeroed, freed with
@@ -885,7 +909,7 @@ impl GpuRuntime for HipRuntime {
         if !self.peers_unreachable.is_empty() {
             s.push_str(&format!("; no peer access to GPU(s) {:?}", self.peers_unreachable));
         }
-        if self.host_heap() {
+        if self.host_heaps.on() {
             s.push_str("; heaps in registered host memory (ROCSHMEM_BACKEND=ro)");
         }
         s
@@ -903,45 +927,22 @@ impl GpuRuntime for HipRuntime {
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
-        let seg = self.host.create_segment(name, len)?;
-        if self.host_heap() { self.register(seg, "this PE's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.create_segment(name, len)?, "this PE's heap")
     }
 
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
-        let seg = self.host.open_peer_segment(handle, len)?;
-        if self.host_heap() { self.register(seg, "a peer's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.open_peer_segment(handle, len)?, "a peer's heap")
     }
 
     fn use_host_heap(&self) -> Result<()> {
-        self.host_heap.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.host_heaps.enable();
         Ok(())
     }
 
     /// `hipHostMalloc(Portable | Mapped | Coherent)`: fine-grained pinned memory that the GPU
     /// reaches at its host address (checked).
     fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
-        let h = &self.hip;
-        let len = len.max(1);
-        let _on = DeviceGuard::new(h, self.device)?;
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer.
-        h.check(&format!("hipHostMalloc({len} bytes, portable | mapped | coherent)"), unsafe {
-            (h.rt.host_malloc)(&mut p, len, HIP_HOST_MALLOC_PORTABLE_MAPPED_COHERENT)
-        })?;
-        let keep = Arc::clone(h);
-        let seg = Segment::new(
-            p.cast(),
-            len,
-            Vec::new(),
-            Box::new(move |base, _| {
-                // SAFETY: from hipHostMalloc, freed once.
-                unsafe { (keep.rt.host_free)(base.cast()) };
-            }),
-        );
-        // SAFETY: the whole allocation, host memory.
-        unsafe { std::ptr::write_bytes(seg.base, 0, len) };
-        self.same_address(seg.base, "the RO queues")?;
-        Ok(seg)
+        self.host_heaps.alloc_mapped(len)
     }
 
     fn is_device_memory(&self, addr: usize) -> bool {
@@ -971,14 +972,8 @@ impl GpuRuntime for HipRuntime {
     }
 
     unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
-        let h = &self.hip;
-        let s = self.side_stream()?;
-        // SAFETY: the caller's contract; our non-blocking stream.
-        h.check("hipMemcpyAsync (RO staging)", unsafe {
-            (h.rt.memcpy_async)(dst.cast(), src.cast(), len, HIP_MEMCPY_DEFAULT, s)
-        })?;
-        // SAFETY: our stream.
-        h.check("hipStreamSynchronize (RO staging)", unsafe { (h.rt.stream_synchronize)(s) })
+        // SAFETY: forwarded.
+        unsafe { self.host_heaps.copy_beside_kernels(dst, src, len) }
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -990,7 +985,7 @@ impl GpuRuntime for HipRuntime {
     }
 
     fn separate_device_segment(&self) -> bool {
-        !self.host_heap()
+        !self.host_heaps.on()
     }
 
     fn create_device_segment(&self, len: usize) -> Result<Segment> {

@@ -8,6 +8,7 @@
 pub mod cuda;
 pub mod hip;
 pub mod host;
+pub mod host_heap;
 pub mod modules;
 pub mod share;
 

@@ -694,25 +694,28 @@ pub fn build(root: &Path, out: &Path) {
     // The arches are built side by side (opt of the whole library is the long step, one core
     // each); each arch's compile jobs share the NUM_JOBS slots.
     let per_arch = (jobs() / bc_arches.len()).max(1);
-    let results: Vec<(String, PathBuf, Result<(), String>)> = std::thread::scope(|s| {
+    // Each step says how long it took (wall seconds, on a machine that may run other work).
+    let secs = |t: std::time::Instant| t.elapsed().as_secs();
+    let results: Vec<(String, PathBuf, Result<(), String>, u64)> = std::thread::scope(|s| {
         let handles: Vec<_> = bc_arches
             .iter()
             .map(|(arch, tc)| {
                 let work = &work;
                 s.spawn(move || {
+                    let t = std::time::Instant::now();
                     let dest = work.join(format!("librocshmem_device_{}.bc", file_arch(arch)));
                     let r = build_bitcode(tc, root, work, arch, &dest, per_arch);
-                    (arch.clone(), dest, r)
+                    (arch.clone(), dest, r, secs(t))
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut built = Vec::new();
-    for ((arch, dest, r), (_, tc)) in results.into_iter().zip(&bc_arches) {
+    for ((arch, dest, r, took), (_, tc)) in results.into_iter().zip(&bc_arches) {
         match r {
             Ok(()) => {
-                warn(&format!("AMD device bitcode ({arch}, clang {}): {}", tc.major, dest.display()));
+                warn(&format!("AMD device bitcode ({arch}, clang {}, {took} s): {}", tc.major, dest.display()));
                 built.push((arch.clone(), work.join(format!("bc-{}", file_arch(&arch))).join("rdc.bc")));
             }
             // One arch failing (e.g. a builtin its clang lacks) does not cost the others.
@@ -724,12 +727,14 @@ pub fn build(root: &Path, out: &Path) {
     let mut archive_arches: Vec<String> = Vec::new();
     if !rdc_arches.is_empty() {
         let dest = work.join("librocshmem_device.a");
+        let t = std::time::Instant::now();
         match build_archive(&primary, root, &work, &rdc_arches, &built, &dest) {
             Ok(()) => {
                 warn(&format!(
-                    "AMD device library ({}, -fgpu-rdc{}): {}",
+                    "AMD device library ({}, -fgpu-rdc{}, {} s): {}",
                     rdc_arches.join(", "),
                     if primary.from_hipcc { ", hipcc's clang" } else { "" },
+                    secs(t),
                     dest.display()
                 ));
                 archive_arches = rdc_arches;
@@ -740,11 +745,13 @@ pub fn build(root: &Path, out: &Path) {
     // The stream kernels, for the arches of the archive (one compiler).
     let mut stream: Vec<String> = Vec::new();
     if !archive_arches.is_empty() {
+        let t = std::time::Instant::now();
         match build_stream_modules(&primary, root, &work, &archive_arches, jobs()) {
             Ok(names) => {
                 warn(&format!(
-                    "AMD stream kernels ({}): {}",
+                    "AMD stream kernels ({}, {} s): {}",
                     archive_arches.join(", "),
+                    secs(t),
                     names.iter().map(|n| work.join(n).display().to_string()).collect::<Vec<_>>().join(", ")
                 ));
                 stream = names;

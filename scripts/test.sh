@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+took() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
 
 echo "== Rust: format, lints, unit tests"
 cargo fmt --check
@@ -34,18 +35,22 @@ echo "== build (CMake drives cargo; the AMD device library with today's ROCm)"
 # The arches of the GPUs in service; all built by the sid root's clang (archive, bitcode, stream
 # kernels), reached through the wrappers of rocm-sid.sh.
 AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
+start=$(date +%s)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
   -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
 cmake --build build -j"$(nproc)"
+took build "$start"
 
 echo "== AMD device library: entry points and globals in each arch's bitcode, code objects in the archives"
 start=$(date +%s)
 PATH="$SID_BIN:$PATH" CHECK_AMD_LLVM=21 AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 \
   ./scripts/check-amd.sh
+took "check-amd, today's ROCm" "$start"
 echo "== the same with HIP 5.2 (Debian 12: the oldest toolchain supported), gfx90a and gfx908"
+start=$(date +%s)
 AMD_TARGETS_OLD="gfx90a;gfx908"
 ROCSHMEM_GPU_TARGETS="$AMD_TARGETS_OLD" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh
-echo "== AMD checks took $(($(date +%s) - start)) s"
+took "check-amd, HIP 5.2" "$start"
 
 echo "== name coverage against upstream's list (also a ctest)"
 python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
@@ -53,15 +58,21 @@ python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv
   c++ include build/device_name_coverage
 
 echo "== ctest"
+start=$(date +%s)
 ctest --test-dir build --output-on-failure -j2 --timeout 300
+took ctest "$start"
 
 echo "== install and consume"
+start=$(date +%s)
 # HIP consumers: with today's ROCm (inside the sid root) for gfx942 and gfx950; then the HIP 5.2
 # device library (check-amd above) over the same host library, with this machine's HIP 5.2.
 ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" \
   ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="$AMD_TARGETS_OLD" \
   ./ctests/install/check_install.sh build
+took "install and consume" "$start"
 
 echo "== Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
+start=$(date +%s)
 ./scripts/check-deb.sh build
+took "Debian packages" "$start"
 echo "== all tests passed"

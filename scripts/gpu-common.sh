@@ -75,7 +75,7 @@ GPU_LINGER='"$0" "$@"; r=$?; [ $r -eq 0 ] || sleep 1; exit $r'
 gpu_refused() {
   _p=0
   while [ $_p -lt "$2" ]; do
-    grep -q "^\[PE $_p\] rocshmem: PE ?: error: rocshmem_init: .*share GPU .* without MPS" "$1" || return 1
+    grep -qE "^\[PE $_p\] rocshmem: PE ($_p|\?): error: rocshmem_init: .*share GPU .* without MPS" "$1" || return 1
     _p=$((_p + 1))
   done
 }

@@ -99,9 +99,12 @@ echo "== $GPU_PES PEs on $NGPU GPU(s): $MODE"
 
 # ---- the tests of GPU_PES PEs (label gpu) ----
 REGEX=${ROCSHMEM_GPU_TESTS:-_np${GPU_PES}(_|\$)|^gpu_module_ptx_}
+# The host-side checks need this build's LLVM and the build tree: they run on the CPU machine
+# (gpu-prebuild.sh runs them, and the PTX check, before it makes the bundle).
+HOST_ONLY='^gpu_(module_build|module_host_parse|bitcode_names_)'
+[ -n "${ROCSHMEM_GPU_PREBUILT:-}" ] && HOST_ONLY='^gpu_(module_build|module_host_parse|bitcode_names_|module_ptx_sm_)'
 echo "== tests (label gpu, -R '$REGEX')"
-# The host-side checks need this build's LLVM and the build tree: they run on the CPU machine.
-ctest --test-dir "$BUILD" -L gpu -R "$REGEX" -E '^gpu_(module_build|module_host_parse|bitcode_names_)' \
+ctest --test-dir "$BUILD" -L gpu -R "$REGEX" -E "$HOST_ONLY" \
   -FS gpu_module_built --timeout 180 --output-on-failure >"$OUTDIR/ctest.log" 2>&1 || rc=1
 {
   echo "| test | result | seconds |"

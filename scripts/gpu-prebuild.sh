@@ -56,7 +56,9 @@ fi
 CORE=${ROCSHMEM_PREBUILT_CORE_DIR:-}
 if [ -z "$CORE" ]; then
   echo "== 2. Rust core (cargo build --release)"
-  nice cargo build --release --lib --bins
+  # With ptxas the stream kernels carry sm_90 SASS (build.rs): no JIT of the reductions' PTX
+  # (minutes) at the first *_on_stream call on the GPU machine.
+  ROCSHMEM_PTXAS=${ROCSHMEM_PTXAS:-$CU/bin/ptxas} nice cargo build --release --lib --bins
   CORE=$ROOT/target/release
 fi
 CORE=$(cd "$CORE" && pwd)
@@ -74,6 +76,11 @@ nice cmake --build "$BUILD" -j"$JOBS" --target rocshmem_device_tests_gpu stream_
   >"$BUILD.build.log" 2>&1 ||
   { grep -E "error|Error" "$BUILD.build.log" | head -40; exit 1; }
 echo "built in $(($(date +%s) - start)) s"
+# The checks of the GPU tests that need no GPU but this build's LLVM and tree (gpu-nvidia.sh
+# leaves them out when it runs a bundle).
+ctest --test-dir "$BUILD" -L gpu -R '^gpu_(module_host_parse|bitcode_names_|module_ptx_sm_)' --output-on-failure \
+  >"$BUILD.host-checks.log" 2>&1 || { tail -30 "$BUILD.host-checks.log"; exit 1; }
+grep -E "tests passed" "$BUILD.host-checks.log"
 
 echo "== 4. bundle ($BUNDLE)"
 STAGE=$BUILD.bundle

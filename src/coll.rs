@@ -1,35 +1,26 @@
-//! Host collectives over a set of PEs (a team, or an OpenSHMEM active set).
+//! Host collectives over a set of PEs (a team, or an OpenSHMEM active set): argument checks
+//! and counts here, the data movement in the transport of the set (`transport`).
 //!
-//! On the IPC backend every member's symmetric buffers are mapped, so members read each other's
-//! sources directly between barriers. Reductions combine members in index order, so every PE
-//! computes bitwise-identical results (floating point included). The `pSync`/`pWrk` arrays of
-//! the active-set forms are not needed and are left untouched (they stay at their initial
-//! values, as OpenSHMEM requires).
-//!
-//! On the RO backend, a set with members this PE does not map runs each collective as blocking
-//! MPI collectives on the set's host communicator: broadcast is `MPI_Ibcast`; reductions
-//! gather every member's source (`MPI_Iallgather`, or `MPI_Ialltoall` for reduce-scatter) and
-//! combine them here in member order with the same loop as the IPC path, so results match it
-//! bit for bit and every type and operation of the host API works.
+//! On IPC every member's symmetric buffers are mapped, so members read each other's sources
+//! directly between barriers. On RO (a set with members this PE does not map) each collective
+//! runs as blocking MPI collectives on the set's host communicator: broadcast is `MPI_Ibcast`;
+//! reductions gather every member's source (`MPI_Iallgather`, or `MPI_Ialltoall` for
+//! reduce-scatter). Both combine the members in member order with the same loop
+//! (`transport::combine`), so every PE computes bitwise-identical results (floating point
+//! included) and every type and operation of the host API works on both. The `pSync`/`pWrk`
+//! arrays of the active-set forms are not needed and are left untouched (they stay at their
+//! initial values, as OpenSHMEM requires).
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::sync::PeSet;
+use crate::transport::{Reduce, Transport};
 
-/// Sizes at which a reduction splits the work (reduce-scatter, then all-gather) instead of
-/// every member combining everything.
-const SPLIT_BYTES: usize = 32 * 1024;
-
-pub struct Group {
-    pub set: PeSet,
-    pub slot: usize,
-    pub my_idx: usize,
-}
+pub use crate::transport::Group;
 
 impl Group {
     pub fn barrier(&self, rt: &Runtime) -> Result<()> {
-        rt.sync.barrier(&rt.heap, self.set, self.slot)
+        rt.net.barrier(&rt.heap, self.set, self.slot)
     }
 }
 
@@ -57,6 +48,17 @@ pub fn check_overlap(dst: usize, dst_bytes: usize, src: usize, src_bytes: usize,
     )))
 }
 
+/// Checks a collective's `dst` (`dst_bytes`) and `src` (`src_bytes`) ranges, then counts it.
+fn check_buffers(rt: &Runtime, dst: usize, dst_bytes: usize, src: usize, src_bytes: usize) -> Result<()> {
+    if dst_bytes > 0 {
+        check_sym(rt, dst, dst_bytes, "dest")?;
+        check_sym(rt, src, src_bytes, "source")?;
+        check_overlap(dst, dst_bytes, src, src_bytes, true)?;
+    }
+    Stats::add(&rt.stats.collectives, 1);
+    Ok(())
+}
+
 /// Copies `bytes` from `src` on member `root` to `dst` on every member (and on the root too
 /// when `to_root`, the OpenSHMEM 1.5 team form; the 1.4 active-set form leaves it).
 ///
@@ -74,34 +76,9 @@ pub unsafe fn broadcast(
     if root < 0 || root as usize >= g.set.size {
         return Err(Error::invalid(format!("pe_root={root} is outside the {} members", g.set.size)));
     }
-    if bytes > 0 {
-        check_sym(rt, dst as usize, bytes, "dest")?;
-        check_sym(rt, src as usize, bytes, "source")?;
-        check_overlap(dst as usize, bytes, src as usize, bytes, true)?;
-    }
-    Stats::add(&rt.stats.collectives, 1);
-    let root = root as usize;
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.sync.ro_for(g.set) {
-        if bytes == 0 {
-            return Ok(());
-        }
-        let buf = if g.my_idx == root { src as *mut u8 } else { dst };
-        // SAFETY: checked symmetric buffers; at the root MPI only reads `src`.
-        unsafe { ro.bcast(g.set, buf, bytes, root)? };
-        if g.my_idx == root && to_root && !std::ptr::eq(dst, src) {
-            // SAFETY: both ranges checked; memmove handles overlap.
-            unsafe { std::ptr::copy(src, dst, bytes) };
-        }
-        return Ok(());
-    }
-    g.barrier(rt)?;
-    if bytes > 0 && (g.my_idx != root || (to_root && !std::ptr::eq(dst, src))) {
-        let from = rt.heap.peer_addr(src as usize, bytes, g.set.pe(root), "source")?;
-        // SAFETY: both ranges were checked inside the heaps; memmove handles overlap.
-        unsafe { std::ptr::copy(from as *const u8, dst, bytes) };
-    }
-    g.barrier(rt)
+    check_buffers(rt, dst as usize, bytes, src as usize, bytes)?;
+    // SAFETY: checked symmetric buffers.
+    unsafe { rt.net.set(g.set).broadcast(&rt.heap, g, dst, src, bytes, root as usize, to_root) }
 }
 
 /// `dst[i] = op(src_0[i], ..., src_{n-1}[i])` over the members, on every member.
@@ -117,58 +94,9 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     op: F,
 ) -> Result<()> {
     let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
-    if n > 0 {
-        check_sym(rt, dst as usize, bytes, "dest")?;
-        check_sym(rt, src as usize, bytes, "source")?;
-        check_overlap(dst as usize, bytes, src as usize, bytes, true)?;
-    }
-    Stats::add(&rt.stats.collectives, 1);
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.sync.ro_for(g.set) {
-        if n == 0 {
-            return ro.barrier(g.set);
-        }
-        let members = g.set.size;
-        let mut all: Vec<T> = Vec::with_capacity(n * members);
-        // SAFETY: `all` has room for every member's n elements; src is checked.
-        unsafe {
-            ro.allgather(g.set, src.cast(), all.as_mut_ptr().cast(), bytes)?;
-            all.set_len(n * members);
-        }
-        // SAFETY: dst[0..n] checked above.
-        unsafe { combine_blocks(&all, n, dst, op) };
-        return Ok(());
-    }
-    g.barrier(rt)?;
-    if n == 0 {
-        return g.barrier(rt);
-    }
-    let sources = member_copies(rt, g, src, bytes)?;
-    if bytes < SPLIT_BYTES || g.set.size < 3 {
-        // Everyone combines everything into a private buffer, then overwrites dst once every
-        // member has finished reading (dst may be src: in-place reductions).
-        let acc = combine(&sources, 0, n, op);
-        g.barrier(rt)?;
-        // SAFETY: dst[0..n] checked above; acc has n elements.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
-        return Ok(());
-    }
-    // Member k combines chunk k into its own dst, then everyone gathers the chunks. Chunk k of
-    // a source is read only by member k in the first step, so in-place works.
-    let chunks = g.set.size;
-    let bounds = |k: usize| (n * k / chunks, n * (k + 1) / chunks);
-    let (lo, hi) = bounds(g.my_idx);
-    let mine = combine(&sources, lo, hi, op);
-    // SAFETY: [lo, hi) is inside dst[0..n].
-    unsafe { std::ptr::copy_nonoverlapping(mine.as_ptr(), dst.add(lo), hi - lo) };
-    g.barrier(rt)?;
-    for k in (0..chunks).filter(|k| *k != g.my_idx) {
-        let (lo, hi) = bounds(k);
-        let theirs = rt.heap.peer_addr(dst as usize, bytes, g.set.pe(k), "dest")? as *const T;
-        // SAFETY: chunk k of member k's dst is final and not written until the next barrier.
-        unsafe { std::ptr::copy_nonoverlapping(theirs.add(lo), dst.add(lo), hi - lo) };
-    }
-    g.barrier(rt)
+    check_buffers(rt, dst as usize, bytes, src as usize, bytes)?;
+    // SAFETY: checked symmetric arrays of n elements.
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::All) }
 }
 
 /// Member `k` gets `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
@@ -185,73 +113,7 @@ pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
 ) -> Result<()> {
     let out_bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
     let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
-    if n > 0 {
-        check_sym(rt, dst as usize, out_bytes, "dest")?;
-        check_sym(rt, src as usize, in_bytes, "source")?;
-        check_overlap(dst as usize, out_bytes, src as usize, in_bytes, true)?;
-    }
-    Stats::add(&rt.stats.collectives, 1);
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.sync.ro_for(g.set) {
-        if n == 0 {
-            return ro.barrier(g.set);
-        }
-        let members = g.set.size;
-        let mut mine: Vec<T> = Vec::with_capacity(n * members);
-        // SAFETY: block j of `mine` is member j's chunk for this PE; src is checked.
-        unsafe {
-            ro.alltoall(g.set, src.cast(), mine.as_mut_ptr().cast(), out_bytes)?;
-            mine.set_len(n * members);
-        }
-        // SAFETY: dst[0..n] checked above.
-        unsafe { combine_blocks(&mine, n, dst, op) };
-        return Ok(());
-    }
-    g.barrier(rt)?;
-    if n == 0 {
-        return g.barrier(rt);
-    }
-    let sources = member_copies(rt, g, src, in_bytes)?;
-    let lo = g.my_idx * n;
-    let acc = combine(&sources, lo, lo + n, op);
-    g.barrier(rt)?;
-    // SAFETY: dst[0..n] checked above.
-    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
-    Ok(())
-}
-
-/// Where each member's copy of the symmetric array `src` (`bytes` long) is mapped here.
-fn member_copies<T>(rt: &Runtime, g: &Group, src: *const T, bytes: usize) -> Result<Vec<*const T>> {
-    (0..g.set.size)
-        .map(|i| rt.heap.peer_addr(src as usize, bytes, g.set.pe(i), "source").map(|p| p as *const T))
-        .collect()
-}
-
-/// RO: `blocks` holds every member's n elements (member order); their combination goes to dst.
-///
-/// # Safety
-/// `dst` must be writable for n elements.
-#[cfg(feature = "mpi")]
-unsafe fn combine_blocks<T: Scalar, F: Fn(T, T) -> T + Copy>(blocks: &[T], n: usize, dst: *mut T, op: F) {
-    let sources: Vec<*const T> = blocks.chunks_exact(n).map(|b| b.as_ptr()).collect();
-    let acc = combine(&sources, 0, n, op);
-    // SAFETY: the caller's dst holds n elements; acc has n.
-    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
-}
-
-/// Elements `lo..hi` combined over all sources, in source order. `op` is a type parameter, not
-/// a function pointer, so each reduction gets its own loop, which the compiler vectorises (an
-/// indirect call per element made host reductions 2x slower than Open MPI's OpenSHMEM).
-fn combine<T: Scalar, F: Fn(T, T) -> T + Copy>(sources: &[*const T], lo: usize, hi: usize, op: F) -> Vec<T> {
-    // SAFETY: every source pointer covers at least `hi` elements (checked by the callers) and
-    // no member writes them before the next barrier.
-    let first = unsafe { std::slice::from_raw_parts(sources[0].add(lo), hi - lo) };
-    let mut acc = first.to_vec();
-    for s in &sources[1..] {
-        let other = unsafe { std::slice::from_raw_parts(s.add(lo), hi - lo) };
-        for (a, b) in acc.iter_mut().zip(other) {
-            *a = op(*a, *b);
-        }
-    }
-    acc
+    check_buffers(rt, dst as usize, out_bytes, src as usize, in_bytes)?;
+    // SAFETY: checked symmetric arrays of n and n × members elements.
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::Scatter) }
 }

@@ -110,23 +110,34 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
     if !enabled(level) && !keep {
         return;
     }
-    let pe = MY_PE.load(Ordering::Relaxed);
-    let tag = match level {
-        Level::Error => "error",
-        Level::Warn => "warning",
-        _ => "info",
-    };
-    let line = if pe >= 0 {
-        format!("rocshmem: PE {pe}: {tag}: {call}: {msg}\n")
-    } else {
-        format!("rocshmem: PE ?: {tag}: {call}: {msg}\n")
-    };
+    let line = format_line(level, call, msg);
     if keep {
         LAST_ERROR.with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
     }
     if enabled(level) {
         // One write call per line keeps lines from different PEs whole.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+/// Keeps an error line for `take_last_error` without printing it (errors reported once per
+/// process still fail each call for callers that look, such as the Python package).
+pub fn remember_error(call: &str, msg: std::fmt::Arguments<'_>) {
+    let line = format_line(Level::Error, call, msg);
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
+}
+
+fn format_line(level: Level, call: &str, msg: std::fmt::Arguments<'_>) -> String {
+    let pe = MY_PE.load(Ordering::Relaxed);
+    let tag = match level {
+        Level::Error => "error",
+        Level::Warn => "warning",
+        _ => "info",
+    };
+    if pe >= 0 {
+        format!("rocshmem: PE {pe}: {tag}: {call}: {msg}\n")
+    } else {
+        format!("rocshmem: PE ?: {tag}: {call}: {msg}\n")
     }
 }
 

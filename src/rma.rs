@@ -1,13 +1,11 @@
-//! Host-initiated RMA on the IPC backend: every peer heap is mapped, so a put is a copy into
-//! the peer's mapping and a get a copy out of it (a GPU runtime copy when the heaps are GPU
-//! memory). Both complete before they return, which makes the `_nbi` forms the same
-//! operations and `quiet` a memory fence. On the RO backend, a peer this PE does not map is
-//! reached with MPI from the calling thread (put + flush, get + flush: complete at return too).
+//! Host-initiated RMA: checks, counts, and the transport of the target PE (`transport`): a copy
+//! into or out of the peer's mapping on IPC, MPI on RO. Both complete before they return, which
+//! makes the `_nbi` forms the same operations and `quiet` a fence (and an MPI flush on RO).
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::sync::ring;
+use crate::transport::Transport;
 
 /// Bytes in `n` elements of `elem` bytes, refusing overflow.
 pub fn byte_len(n: usize, elem: usize) -> Result<usize> {
@@ -22,26 +20,12 @@ pub unsafe fn put(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
     if bytes == 0 {
         return Ok(());
     }
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.ro().filter(|_| !rt.heap.mapped(pe)) {
-        rt.heap.offset_of(dst as usize, bytes, "destination")?;
-        if src.is_null() {
-            return Err(Error::NullPointer("source"));
-        }
-        Stats::add(&rt.stats.puts, 1);
-        Stats::add(&rt.stats.put_bytes, bytes as u64);
-        // SAFETY: the caller's readable source; the destination is checked.
-        return unsafe { ro.put(dst as usize, src, bytes, pe) };
-    }
-    let remote = rt.heap.peer_addr(dst as usize, bytes, pe, "destination")?;
+    let off = rt.heap.offset_of(dst as usize, bytes, "destination")?;
     if src.is_null() {
         return Err(Error::NullPointer("source"));
     }
-    // SAFETY: `remote` is inside PE `pe`'s mapped heap for `bytes`; `src` is the caller's
-    // readable buffer. They may overlap when pe is this PE, hence a memmove (or, when the heap
-    // is GPU memory, a GPU runtime copy, complete when it returns).
-    unsafe { rt.heap.copy(remote, src, bytes)? };
-    ring(&rt.heap.control(pe).header().data_bell);
+    // SAFETY: the caller's readable source; the destination is checked.
+    unsafe { rt.net.rma(pe).put(&rt.heap, off, src, bytes, pe)? };
     Stats::add(&rt.stats.puts, 1);
     Stats::add(&rt.stats.put_bytes, bytes as u64);
     Ok(())
@@ -55,23 +39,12 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
     if bytes == 0 {
         return Ok(());
     }
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = rt.ro().filter(|_| !rt.heap.mapped(pe)) {
-        rt.heap.offset_of(src as usize, bytes, "source")?;
-        if dst.is_null() {
-            return Err(Error::NullPointer("destination"));
-        }
-        Stats::add(&rt.stats.gets, 1);
-        Stats::add(&rt.stats.get_bytes, bytes as u64);
-        // SAFETY: the caller's writable destination; the source is checked.
-        return unsafe { ro.get(dst, src as usize, bytes, pe) };
-    }
-    let remote = rt.heap.peer_addr(src as usize, bytes, pe, "source")?;
+    let off = rt.heap.offset_of(src as usize, bytes, "source")?;
     if dst.is_null() {
         return Err(Error::NullPointer("destination"));
     }
-    // SAFETY: as in put, reversed.
-    unsafe { rt.heap.copy(dst, remote as *const u8, bytes)? };
+    // SAFETY: the caller's writable destination; the source is checked.
+    unsafe { rt.net.rma(pe).get(&rt.heap, dst, off, bytes, pe)? };
     Stats::add(&rt.stats.gets, 1);
     Stats::add(&rt.stats.get_bytes, bytes as u64);
     Ok(())
@@ -79,19 +52,8 @@ pub unsafe fn get(rt: &Runtime, dst: *mut u8, src: *const u8, bytes: usize, pe: 
 
 /// Stores one element at symmetric `dst` on PE `pe`.
 pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if rt.ro().is_some() && !rt.heap.mapped(pe) {
-        // SAFETY: a local copy of the value.
-        return unsafe { put(rt, dst.cast(), (&value as *const T).cast(), std::mem::size_of::<T>(), pe) };
-    }
-    let remote = rt.heap.peer_addr(dst as usize, std::mem::size_of::<T>(), pe, "destination")?;
-    if rt.heap.host_accessible() {
-        T::store(remote.cast(), value);
-    } else {
-        // SAFETY: one element inside PE `pe`'s heap, from a local copy of the value.
-        unsafe { rt.heap.copy(remote, (&value as *const T).cast(), std::mem::size_of::<T>())? };
-    }
-    ring(&rt.heap.control(pe).header().data_bell);
+    let off = rt.heap.offset_of(dst as usize, std::mem::size_of::<T>(), "destination")?;
+    rt.net.rma(pe).p(&rt.heap, off, value, pe)?;
     Stats::add(&rt.stats.puts, 1);
     Stats::add(&rt.stats.put_bytes, std::mem::size_of::<T>() as u64);
     Ok(())
@@ -99,28 +61,10 @@ pub fn p<T: Scalar>(rt: &Runtime, dst: *mut T, value: T, pe: usize) -> Result<()
 
 /// Loads one element from symmetric `src` on PE `pe`.
 pub fn g<T: Scalar>(rt: &Runtime, src: *const T, pe: usize) -> Result<T> {
-    #[cfg(feature = "mpi")]
-    if rt.ro().is_some() && !rt.heap.mapped(pe) {
-        let mut v = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: local storage of one element; every bit pattern is a value of T.
-        unsafe {
-            get(rt, v.as_mut_ptr().cast(), src.cast(), std::mem::size_of::<T>(), pe)?;
-            return Ok(v.assume_init());
-        }
-    }
-    let remote = rt.heap.peer_addr(src as usize, std::mem::size_of::<T>(), pe, "source")?;
+    let off = rt.heap.offset_of(src as usize, std::mem::size_of::<T>(), "source")?;
     Stats::add(&rt.stats.gets, 1);
     Stats::add(&rt.stats.get_bytes, std::mem::size_of::<T>() as u64);
-    if rt.heap.host_accessible() {
-        return Ok(T::load(remote as *const T));
-    }
-    let mut v = std::mem::MaybeUninit::<T>::uninit();
-    // SAFETY: one element of PE `pe`'s heap into local storage of that size; every bit pattern
-    // the heap holds is a value of T (plain scalars).
-    unsafe {
-        rt.heap.copy(v.as_mut_ptr().cast(), remote as *const u8, std::mem::size_of::<T>())?;
-        Ok(v.assume_init())
-    }
+    rt.net.rma(pe).g(&rt.heap, off, pe)
 }
 
 /// `rocshmem_ptr`: the address of symmetric `addr` in PE `pe`'s heap, usable with loads and
@@ -130,12 +74,11 @@ pub fn ptr(rt: &Runtime, addr: *const u8, pe: usize) -> Option<*mut u8> {
     rt.heap.peer_addr(addr as usize, 1, pe, "address").ok()
 }
 
-/// `quiet` / `fence`: on this backend every operation is complete when it returns; the fence
-/// orders them for other PEs' observers. On the RO backend also `MPI_Win_flush_all`.
+/// `quiet` / `fence`: every transport completes this PE's operations and orders them for other
+/// PEs' observers.
 pub fn quiet() {
-    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = crate::runtime::get().ok().and_then(|rt| rt.ro()) {
-        ro.flush_all();
+    match crate::runtime::get() {
+        Ok(rt) => rt.net.quiet(),
+        Err(_) => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::error::{Error, Result};
 use crate::heap::{Doorbell, SymmetricHeap};
+use crate::pe_set::PeSet;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::time::{Duration, Instant};
 
@@ -116,81 +117,15 @@ pub fn wait_until(me: &Doorbell, mut ready: impl FnMut() -> bool) {
     }
 }
 
-/// A set of PEs in arithmetic progression: a team, or an OpenSHMEM active set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PeSet {
-    pub start: usize,
-    pub stride: usize,
-    pub size: usize,
-}
-
-impl PeSet {
-    pub fn world(n: usize) -> PeSet {
-        PeSet { start: 0, stride: 1, size: n }
-    }
-
-    /// World PE of member `i`.
-    pub fn pe(&self, i: usize) -> usize {
-        self.start + i * self.stride
-    }
-
-    /// Member index of world PE `pe`, if it is a member.
-    pub fn index_of(&self, pe: usize) -> Option<usize> {
-        if pe < self.start || self.stride == 0 {
-            return (self.size > 0 && pe == self.start).then_some(0);
-        }
-        let d = pe - self.start;
-        (d % self.stride == 0 && d / self.stride < self.size).then(|| d / self.stride)
-    }
-
-    /// Builds and checks an active set (`pe_start`, `log_pe_stride`, `pe_size`) against `n_pes`.
-    pub fn active_set(start: i32, log_stride: i32, size: i32, n_pes: usize) -> Result<PeSet> {
-        if start < 0 || size < 1 || !(0..31).contains(&log_stride) {
-            return Err(Error::invalid(format!(
-                "active set PE_start={start}, logPE_stride={log_stride}, PE_size={size} is not valid"
-            )));
-        }
-        let set = PeSet { start: start as usize, stride: 1usize << log_stride, size: size as usize };
-        if set.pe(set.size - 1) >= n_pes {
-            return Err(Error::invalid(format!(
-                "active set PE_start={start}, logPE_stride={log_stride}, PE_size={size} reaches PE {} but there are {n_pes} PEs",
-                set.pe(set.size - 1)
-            )));
-        }
-        Ok(set)
-    }
-}
-
-/// Per-PE bookkeeping of consumed signals: `consumed[slot * n_pes + from]`.
+/// The IPC transport's barriers: per-PE bookkeeping of consumed signals: `consumed[slot * n_pes + from]`.
 pub struct SyncState {
     n_pes: usize,
     consumed: Vec<AtomicU64>,
-    /// The RO backend: barriers over sets with members this PE does not map go through MPI.
-    #[cfg(feature = "mpi")]
-    ro: std::sync::OnceLock<std::sync::Arc<crate::backend::ro::Ro>>,
 }
 
 impl SyncState {
     pub fn new(slots: usize, n_pes: usize) -> SyncState {
-        SyncState {
-            n_pes,
-            consumed: (0..slots * n_pes).map(|_| AtomicU64::new(0)).collect(),
-            #[cfg(feature = "mpi")]
-            ro: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Routes barriers over sets with unmapped members through the RO backend.
-    #[cfg(feature = "mpi")]
-    pub fn set_ro(&self, ro: std::sync::Arc<crate::backend::ro::Ro>) {
-        let _ = self.ro.set(ro);
-    }
-
-    /// The RO backend when `set` has members this PE does not map (their control regions are
-    /// not here: barriers and exchanges over `set` go through MPI).
-    #[cfg(feature = "mpi")]
-    pub fn ro_for(&self, set: PeSet) -> Option<&crate::backend::ro::Ro> {
-        self.ro.get().map(|r| &**r).filter(|r| r.remote_in(set) > 0)
+        SyncState { n_pes, consumed: (0..slots * n_pes).map(|_| AtomicU64::new(0)).collect() }
     }
 
     /// Signals PE `to` on `slot`: bump its counter for us, then ring its doorbell.
@@ -225,12 +160,7 @@ impl SyncState {
     /// this PE made before it (to any PE) before any member leaves.
     pub fn barrier(&self, heap: &SymmetricHeap, set: PeSet, slot: usize) -> Result<()> {
         let me = heap.my_pe;
-        let idx =
-            set.index_of(me).ok_or_else(|| Error::invalid(format!("PE {me} is not a member of the set {set:?}")))?;
-        #[cfg(feature = "mpi")]
-        if let Some(ro) = self.ro_for(set) {
-            return ro.barrier(set);
-        }
+        let idx = set.member_index(me)?;
         fence(Ordering::SeqCst);
         let n = set.size;
         let mut d = 1;
@@ -247,20 +177,6 @@ impl SyncState {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pe_sets() {
-        let s = PeSet { start: 1, stride: 2, size: 3 };
-        assert_eq!((s.pe(0), s.pe(2)), (1, 5));
-        assert_eq!(s.index_of(3), Some(1));
-        assert_eq!(s.index_of(4), None);
-        assert_eq!(s.index_of(7), None);
-        assert_eq!(s.index_of(0), None);
-        assert!(PeSet::active_set(0, 1, 4, 8).is_ok());
-        assert!(PeSet::active_set(0, 1, 5, 8).is_err());
-        assert!(PeSet::active_set(-1, 0, 1, 8).is_err());
-        assert!(PeSet::active_set(0, 40, 1, 8).is_err());
-    }
 
     #[test]
     fn wait_wakes_on_ring_from_another_thread() {

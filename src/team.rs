@@ -8,10 +8,11 @@ use crate::device_abi::{ROCSHMEM_TEAM_MAGIC, rocshmem_team_device};
 use crate::error::{Error, Result};
 use crate::gpu::{Mirror, entry_bytes};
 use crate::heap::SymmetricHeap;
-use crate::sync::{PeSet, SyncState};
+use crate::pe_set::PeSet;
+use crate::transport::route::Transports;
+use crate::transport::{Group, Transport};
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
-use std::sync::atomic::Ordering;
 
 pub const WORLD_SLOT: usize = 0;
 pub const SHARED_SLOT: usize = 1;
@@ -224,7 +225,7 @@ impl TeamTable {
     pub fn split_strided(
         &self,
         heap: &SymmetricHeap,
-        sync: &SyncState,
+        net: &Transports,
         parent: Team,
         (start, stride, size): (i32, i32, i32),
         null_out: bool,
@@ -233,7 +234,7 @@ impl TeamTable {
         let words = self.mask_words();
         let mut mine = self.free_mask(words);
         mine.extend_from_slice(&Published { args, null_out }.encode());
-        let rows = allgather_words(heap, sync, parent, &mine)?;
+        let rows = allgather_words(heap, net, parent, &mine)?;
         agree_args(heap.my_pe, parent, &rows, words, args)?;
         let (start, stride, size) = (start as usize, stride as usize, size as usize);
         let set = PeSet { start: parent.set.pe(start), stride: parent.set.stride * stride, size };
@@ -251,10 +252,9 @@ impl TeamTable {
         };
         let team = Team { set, slot, my_idx };
         self.install(team)?;
-        #[cfg(feature = "mpi")]
-        if let Some(ro) = sync.ro_for(set) {
-            ro.team_created(slot, set)?;
-            self.set_ro_remote(slot, ro.remote_in(set))?;
+        let remote = net.team_created(slot, set)?;
+        if remote > 0 {
+            self.set_ro_remote(slot, remote)?;
         }
         Ok(Some(team))
     }
@@ -269,26 +269,23 @@ impl TeamTable {
     pub fn agree_split_2d(
         &self,
         heap: &SymmetricHeap,
-        sync: &SyncState,
+        net: &Transports,
         parent: Team,
         xrange: i32,
         null_out: bool,
     ) -> Result<()> {
         let args = SplitArgs::TwoD { xrange };
-        let rows = allgather_words(heap, sync, parent, &Published { args, null_out }.encode())?;
+        let rows = allgather_words(heap, net, parent, &Published { args, null_out }.encode())?;
         agree_args(heap.my_pe, parent, &rows, 0, args)
     }
 
     /// Collective over the team: synchronise, then free its slot. WORLD and SHARED are kept.
-    pub fn destroy(&self, heap: &SymmetricHeap, sync: &SyncState, team: Team) -> Result<()> {
+    pub fn destroy(&self, heap: &SymmetricHeap, net: &Transports, team: Team) -> Result<()> {
         if team.slot == WORLD_SLOT || team.slot == SHARED_SLOT {
             return Ok(());
         }
-        sync.barrier(heap, team.set, team.slot)?;
-        #[cfg(feature = "mpi")]
-        if let Some(ro) = sync.ro_for(team.set) {
-            ro.team_destroyed(team.slot);
-        }
+        net.barrier(heap, team.set, team.slot)?;
+        net.team_destroyed(team.slot, team.set);
         // Device collectives count per slot; a later team on this slot starts from zero. Every
         // flag store into our slot was awaited by the last device collective, so none is late.
         heap.clear_device_slot(team.slot)?;
@@ -310,8 +307,8 @@ impl TeamTable {
 }
 
 /// Collective over `team`: true on every member if `ok` is true on every member.
-pub fn all_agree(heap: &SymmetricHeap, sync: &SyncState, team: Team, ok: bool) -> Result<bool> {
-    Ok(allgather_words(heap, sync, team, &[ok as u64])?.iter().all(|w| w[0] == 1))
+pub fn all_agree(heap: &SymmetricHeap, net: &Transports, team: Team, ok: bool) -> Result<bool> {
+    Ok(allgather_words(heap, net, team, &[ok as u64])?.iter().all(|w| w[0] == 1))
 }
 
 /// Exchange words per synchronisation slot for `max_teams` team slots: a free-slot mask, then
@@ -323,31 +320,10 @@ pub fn exchange_words(max_teams: usize) -> usize {
 const SPLIT_ARG_WORDS: usize = 2;
 
 /// Collective over `team`: every member's `mine` (at most [`exchange_words`] words), in
-/// member order. On mapped members, through the exchange words of the team's slot, between two
-/// barriers (nobody overwrites a word before every member has read it); otherwise (RO backend)
-/// an MPI all-gather.
-fn allgather_words(heap: &SymmetricHeap, sync: &SyncState, team: Team, mine: &[u64]) -> Result<Vec<Vec<u64>>> {
-    let n = mine.len();
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = sync.ro_for(team.set) {
-        let mut all = vec![0u64; n * team.set.size];
-        // SAFETY: `mine` holds n words, `all` n per member.
-        unsafe { ro.allgather(team.set, mine.as_ptr().cast(), all.as_mut_ptr().cast(), n * 8)? };
-        return Ok(all.chunks_exact(n).map(<[u64]>::to_vec).collect());
-    }
-    let me = heap.control(heap.my_pe);
-    for (w, v) in mine.iter().enumerate() {
-        me.exchange(team.slot, w).store(*v, Ordering::Relaxed);
-    }
-    sync.barrier(heap, team.set, team.slot)?;
-    let rows = (0..team.set.size)
-        .map(|i| {
-            let peer = heap.control(team.set.pe(i));
-            (0..n).map(|w| peer.exchange(team.slot, w).load(Ordering::Relaxed)).collect()
-        })
-        .collect();
-    sync.barrier(heap, team.set, team.slot)?;
-    Ok(rows)
+/// member order, through the transport of the team (IPC: the exchange words of the team's slot).
+fn allgather_words(heap: &SymmetricHeap, net: &Transports, team: Team, mine: &[u64]) -> Result<Vec<Vec<u64>>> {
+    let g = Group { set: team.set, slot: team.slot, my_idx: team.my_idx };
+    net.set(team.set).allgather_words(heap, &g, mine)
 }
 
 /// The arguments of a split, as every parent PE publishes them.

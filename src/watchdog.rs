@@ -128,7 +128,7 @@ pub fn report() -> String {
 fn stop_self(why: &str) -> ! {
     let limit = timeout().map_or(0.0, |t| t.as_secs_f64());
     let reason = format!("this PE {} (ROCSHMEM_HANG_TIMEOUT={limit}) and {why}", report());
-    crate::runtime::abort_now(1, &reason, true)
+    crate::stop::abort(1, &reason, true)
 }
 
 #[cfg(test)]

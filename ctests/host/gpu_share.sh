@@ -47,8 +47,8 @@ expect_refused() {
   grep -qi "panic" "$out" && fail "$name: panicked: $(cat "$out")"
   pe=0
   while [ "$pe" -lt "$n" ]; do
-    # (the line says "PE ?": init failed, so the process is no PE; rocshmem-run's -p names it)
-    line=$(grep "^\[PE $pe\] rocshmem: PE ?: error: rocshmem_init" "$out" | head -1)
+    # (the line names the PE, or says "PE ?" where init failed before the PE knew its number)
+    line=$(grep -E "^\[PE $pe\] rocshmem: PE ($pe|\?): error: rocshmem_init" "$out" | head -1)
     [ -n "$line" ] || fail "$name: no rocshmem_init error line of PE $pe: $(cat "$out")"
     for pat in "$@"; do
       echo "$line" | grep -qE -- "$pat" || fail "$name: PE $pe's line lacks '$pat': $line"

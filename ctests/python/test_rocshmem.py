@@ -3,6 +3,7 @@ rocshmem-run, mpirun and unique-id init; see conftest.py). Every test moves fres
 (the seed is PE 0's, broadcast; ROCSHMEM_TEST_SEED replays a run) and checks it on the PE that
 received it. Bad input must raise the library's one-line message, never crash."""
 
+import gc
 import os
 import random
 import zlib
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import rocshmem
-from rocshmem import RocshmemError
+from rocshmem import RocshmemError, _arrays
 
 SIZES = [1, 7, 4096, 65537]
 DTYPES = ["int8", "int32", "uint64", "float16", "float64"]
@@ -79,6 +80,43 @@ def test_put_get_whole_arrays(job, dtype):
         back = np.empty(size, dtype)
         rocshmem.get(back, dst, nxt)  # what we put there
         np.testing.assert_array_equal(back, src)
+        rocshmem.barrier_all()
+        rocshmem.free(dst)
+
+
+class _Exported:
+    """What rocshmem.tensor hands torch.from_dlpack, over a symmetric array (torch need not be
+    installed: numpy.from_dlpack consumes the same capsule)."""
+
+    def __init__(self, arr):
+        self.arr = arr
+
+    def __dlpack_device__(self):
+        return (_arrays.KDL_CPU, 0)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        a = self.arr
+        return _arrays.dlpack_capsule(self, a.ctypes.data, a.shape, _arrays._c_strides(a.shape),
+                                      _arrays.dtype_of(a.dtype.name), (_arrays.KDL_CPU, 0))
+
+
+def test_dlpack_export(job):
+    # Capsules consumed and capsules dropped unconsumed, many times: the capsule destructor
+    # runs during the capsule's deallocation (it once took a reference there and crashed).
+    me, n, seed = job
+    nxt, prev = (me + 1) % n, (me - 1) % n
+    for size in (1, 4099):
+        dst = rocshmem.array(size, "int64")
+        rocshmem.barrier_all()
+        rocshmem.put(dst, data(seed, me, ("dlpack", size), size, "int64"), nxt)
+        rocshmem.barrier_all()
+        want = data(seed, prev, ("dlpack", size), size, "int64")
+        for _ in range(50):
+            np.testing.assert_array_equal(np.from_dlpack(_Exported(dst)), want)
+            capsule = _Exported(dst).__dlpack__()
+            del capsule
+        gc.collect()
+        assert not _arrays._exported, "every exported tensor was released"
         rocshmem.barrier_all()
         rocshmem.free(dst)
 

@@ -40,7 +40,12 @@ def main() -> int:
         s.copy_from_host(local_sum)
     else:
         s[:] = local_sum
-    rocshmem.reduce(total, s, op="sum")
+    if rocshmem.is_gpu_array(s):                  # GPU memory: collectives are stream-ordered
+        stream = torch.cuda.current_stream()
+        rocshmem.reduce(total, s, op="sum", stream=stream)
+        stream.synchronize()
+    else:
+        rocshmem.reduce(total, s, op="sum")
     want = sum(int((np.arange(block.size, dtype="int64") * n + p).sum() % 1000003) for p in range(n))
     got_total = int(total.copy_to_host()[0] if rocshmem.is_gpu_array(total) else total[0])
     ok &= got_total == want

@@ -223,19 +223,22 @@ def _release(managed: Any) -> None:
 
 
 _deleter = _DELETER(_release)
-_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.py_object)
+# The destructor gets the capsule as a bare address (c_void_p), never as py_object: it runs
+# while the capsule is being deallocated (reference count 0), and a py_object argument would
+# take and drop a reference to it, deallocating it a second time (a crash in every consumer).
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _PyCapsule_New = ctypes.pythonapi.PyCapsule_New
 _PyCapsule_New.restype = ctypes.py_object
 _PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR]
 _PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
 _PyCapsule_IsValid.restype = ctypes.c_int
-_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
-_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 
 
-def _capsule_gone(capsule: Any) -> None:
+def _capsule_gone(capsule: int) -> None:
     # Never consumed (still named "dltensor"): the producer releases it.
     if _PyCapsule_IsValid(capsule, b"dltensor"):
         addr = _PyCapsule_GetPointer(capsule, b"dltensor")

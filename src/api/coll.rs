@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::coll::Group;
+use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
-use crate::sync::PeSet;
 use std::ffi::{c_int, c_long};
 
 fn team_group(rt: &Runtime, ctx: rocshmem_ctx_t, team: rocshmem_team_t) -> Result<Group> {

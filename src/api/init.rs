@@ -19,6 +19,26 @@ unsafe extern "C" {
     );
 }
 
+/// After init, on PE 0: with ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier), says
+/// what runs, and how.
+fn announce(rt: &Runtime) {
+    if rt.my_pe() != 0 {
+        return;
+    }
+    if log::enabled(Level::Version) {
+        let v = format!(
+            "rocSHMEM {} ({ROCSHMEM_VENDOR_STRING}), {} PEs, {}",
+            crate::VERSION,
+            rt.n_pes(),
+            rt.gpu.describe()
+        );
+        log::write(Level::Version, "rocshmem_init", format_args!("{v}"));
+    }
+    if log::enabled(Level::Env) {
+        log::write(Level::Env, "rocshmem_init", format_args!("environment:\n{}", crate::env::describe(false)));
+    }
+}
+
 /// Makes the default context and the predefined teams visible to C and C++ programs.
 fn publish(rt: Option<&Runtime>) {
     let fast = rt.map_or(std::ptr::null(), |rt| &rt.device_state.fast as *const _);
@@ -53,6 +73,7 @@ fn init_with(method: Method) -> Result<()> {
         Err(Error::AlreadyInitialized) if STARTED_ON_DEMAND.load(Ordering::Acquire) => return Ok(()),
         r => r?,
     };
+    announce(rt);
     publish(Some(rt));
     Ok(())
 }
@@ -82,6 +103,7 @@ pub(crate) fn on_demand() -> Result<&'static Runtime> {
     match crate::runtime::init(Method::Auto) {
         Ok(rt) => {
             STARTED_ON_DEMAND.store(true, Ordering::Release);
+            announce(rt);
             publish(Some(rt));
             log::write(
                 Level::Info,

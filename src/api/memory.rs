@@ -25,7 +25,7 @@ fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usiz
             // SAFETY: off..off+size was just allocated in our heap.
             unsafe { rt.heap.fill((base + off) as *mut u8, 0, size)? };
         }
-        if let Err(e) = agree(&rt.heap, &rt.sync, what, offset) {
+        if let Err(e) = agree(&rt.heap, &rt.net, what, offset) {
             if let Some(off) = offset {
                 // Undone: the heaps stay as they were on every PE.
                 rt.heap.free(base + off)?;
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn rocshmem_free(ptr: *mut c_void) {
         // writing), and frees only if every PE frees the same block.
         let offset = free_offset(&rt.heap, ptr as usize);
         let live = ptr.is_null() || rt.heap.is_block(ptr as usize);
-        agree(&rt.heap, &rt.sync, HeapCall::Free { offset }, live.then_some(0))?;
+        agree(&rt.heap, &rt.net, HeapCall::Free { offset }, live.then_some(0))?;
         if ptr.is_null() {
             return Ok(());
         }

@@ -36,6 +36,7 @@ pub(crate) fn report(call: &str, e: &Error) {
     if *e == Error::NotInitialized {
         static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         if ONCE.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            log::remember_error(call, format_args!("{e}"));
             return;
         }
         log::write(

@@ -13,7 +13,7 @@ fn barrier_on(call: &'static str, team: Option<rocshmem_team_t>) {
         };
         Stats::add(&rt.stats.barriers, 1);
         crate::rma::quiet();
-        rt.sync.barrier(&rt.heap, t.set, t.slot)
+        rt.net.barrier(&rt.heap, t.set, t.slot)
     })
 }
 
@@ -36,7 +36,7 @@ pub extern "C" fn rocshmem_sync_all() {
     void_call("rocshmem_sync_all", || {
         let rt = rt()?;
         Stats::add(&rt.stats.barriers, 1);
-        rt.sync.barrier(&rt.heap, rt.world().set, WORLD_SLOT)
+        rt.net.barrier(&rt.heap, rt.world().set, WORLD_SLOT)
     })
 }
 
@@ -47,7 +47,7 @@ pub extern "C" fn rocshmem_team_sync(team: rocshmem_team_t) {
         let rt = rt()?;
         let t = team_of(rt, team)?;
         Stats::add(&rt.stats.barriers, 1);
-        rt.sync.barrier(&rt.heap, t.set, t.slot)
+        rt.net.barrier(&rt.heap, t.set, t.slot)
     })
 }
 

@@ -13,7 +13,7 @@ fn set_out(out: *mut rocshmem_team_t, v: rocshmem_team_t) {
 fn split(parent: rocshmem_team_t, start: c_int, stride: c_int, size: c_int, null_out: bool) -> Result<rocshmem_team_t> {
     let rt = rt()?;
     let parent = team_of(rt, parent)?;
-    Ok(match rt.teams.split_strided(&rt.heap, &rt.sync, parent, (start, stride, size), null_out)? {
+    Ok(match rt.teams.split_strided(&rt.heap, &rt.net, parent, (start, stride, size), null_out)? {
         Some(t) => rt.teams.handle(t.slot),
         None => std::ptr::null_mut(),
     })
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
         let parent = team_of(rt, parent_team)?;
         // Every parent PE must pass the same valid xrange and output handles (all fail
         // together otherwise).
-        rt.teams.agree_split_2d(&rt.heap, &rt.sync, parent, xrange, xteam.is_null() || yteam.is_null())?;
+        rt.teams.agree_split_2d(&rt.heap, &rt.net, parent, xrange, xteam.is_null() || yteam.is_null())?;
         let psize = parent.set.size as c_int;
         let xrange = xrange.min(psize);
         let rows = (psize + xrange - 1) / xrange;
@@ -98,13 +98,13 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
                 Err(e) => failure = failure.or(Some(e)),
             }
         }
-        if !crate::team::all_agree(&rt.heap, &rt.sync, parent, failure.is_none())? {
+        if !crate::team::all_agree(&rt.heap, &rt.net, parent, failure.is_none())? {
             // Undo the teams made (collective over their members, who all get here), so that
             // every caller gets INVALID for both and no slot leaks.
             for h in [y, x] {
                 if !h.is_null() {
                     if let Ok(t) = team_of(rt, h) {
-                        let _ = rt.teams.destroy(&rt.heap, &rt.sync, t);
+                        let _ = rt.teams.destroy(&rt.heap, &rt.net, t);
                     }
                 }
             }
@@ -125,7 +125,7 @@ pub extern "C" fn rocshmem_team_destroy(team: rocshmem_team_t) {
         }
         let rt = rt()?;
         let t = team_of(rt, team)?;
-        rt.teams.destroy(&rt.heap, &rt.sync, t)
+        rt.teams.destroy(&rt.heap, &rt.net, t)
     })
 }
 

@@ -165,7 +165,7 @@ impl MpiRma {
         let r = MpiRma { f, h };
         let mut level: c_int = 0;
         // SAFETY: MPI is initialised (the bootstrap did it or found it done).
-        r.check("MPI_Query_thread", unsafe { (r.f.query_thread)(&mut level) }).map_err(Error::Mpi)?;
+        r.check("MPI_Query_thread", unsafe { (r.f.query_thread)(&mut level) })?;
         if level != mpi_sys::MPI_THREAD_MULTIPLE as c_int {
             return Err(Error::Mpi(format!(
                 "the RO backend needs MPI_THREAD_MULTIPLE, but MPI was initialised with thread level {level}: \
@@ -199,13 +199,13 @@ impl MpiRma {
         format!("{} (code {rc})", String::from_utf8_lossy(&bytes))
     }
 
-    /// `Ok` for `MPI_SUCCESS`, else "`what` failed: <MPI's error string>".
-    pub fn check(&self, what: &str, rc: c_int) -> std::result::Result<(), String> {
-        if rc == 0 { Ok(()) } else { Err(format!("{what} failed: {}", self.error_text(rc))) }
+    /// `Ok` for `MPI_SUCCESS`, else [`Error::Mpi`] "`what` failed: <MPI's error string>".
+    pub fn check(&self, what: &str, rc: c_int) -> Result<()> {
+        if rc == 0 { Ok(()) } else { Err(Error::Mpi(format!("{what} failed: {}", self.error_text(rc)))) }
     }
 
     /// A duplicate of `comm` that returns errors.
-    pub fn dup(&self, comm: MPI_Comm) -> std::result::Result<MPI_Comm, String> {
+    pub fn dup(&self, comm: MPI_Comm) -> Result<MPI_Comm> {
         let mut out = MPI_Comm(std::ptr::null_mut());
         // SAFETY: `comm` is a valid communicator; `out` receives the new one.
         self.check("MPI_Comm_dup", unsafe { (self.f.comm_dup)(comm, &mut out) })?;
@@ -215,7 +215,7 @@ impl MpiRma {
 
     /// The communicator of `ranks` of `parent` (in that order), collective over those ranks
     /// only (`MPI_Comm_create_group`, with `tag` telling concurrent creations apart).
-    pub fn create_group(&self, parent: MPI_Comm, ranks: &[c_int], tag: c_int) -> std::result::Result<MPI_Comm, String> {
+    pub fn create_group(&self, parent: MPI_Comm, ranks: &[c_int], tag: c_int) -> Result<MPI_Comm> {
         let mut g = MPI_Group(std::ptr::null_mut());
         let mut sub = MPI_Group(std::ptr::null_mut());
         let mut out = MPI_Comm(std::ptr::null_mut());
@@ -242,7 +242,7 @@ impl MpiRma {
     }
 
     /// Whether request `req` completed (MPI_Test).
-    pub fn test(&self, req: &mut MPI_Request, what: &str) -> std::result::Result<bool, String> {
+    pub fn test(&self, req: &mut MPI_Request, what: &str) -> Result<bool> {
         let mut flag: c_int = 0;
         // SAFETY: an active request; MPI_STATUS_IGNORE is NULL in Open MPI.
         self.check(what, unsafe { (self.f.test)(req, &mut flag, std::ptr::null_mut()) })?;
@@ -250,7 +250,7 @@ impl MpiRma {
     }
 
     /// Waits for `req`, yielding between tests (other threads of this process may need the CPU).
-    pub fn wait(&self, req: &mut MPI_Request, what: &str) -> std::result::Result<(), String> {
+    pub fn wait(&self, req: &mut MPI_Request, what: &str) -> Result<()> {
         let start = std::time::Instant::now();
         let mut watch = None;
         let mut polls = 0u32;
@@ -277,8 +277,9 @@ impl MpiRma {
 }
 
 /// A count as MPI's `int`, or the error.
-pub fn count(n: usize, what: &str) -> std::result::Result<c_int, String> {
-    c_int::try_from(n).map_err(|_| format!("{what}: {n} elements exceed what one MPI call takes (2^31 - 1)"))
+pub fn count(n: usize, what: &str) -> Result<c_int> {
+    c_int::try_from(n)
+        .map_err(|_| Error::invalid(format!("{what}: {n} elements exceed what one MPI call takes (2^31 - 1)")))
 }
 
 /// The version (major, minor, release) in an Open MPI library version string

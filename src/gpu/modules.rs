@@ -144,7 +144,10 @@ pub fn start<A: ModuleApi>(
                 "{what}: module {} in {:.1} ms ({}, then device globals)",
                 if r.is_ok() { "ready" } else { "failed" },
                 t0.elapsed().as_secs_f64() * 1e3,
-                r.as_ref().map(|(_, how)| how.as_str()).unwrap_or("-")
+                match &r {
+                    Ok((_, how)) => how.as_str(),
+                    Err(e) => e.as_str(),
+                }
             );
             mine.set(which, r.map(|(m, _)| m));
         }

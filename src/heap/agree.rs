@@ -24,8 +24,10 @@
 
 use super::SymmetricHeap;
 use crate::error::{Error, Result};
-use crate::sync::{PeSet, SyncState};
+use crate::pe_set::PeSet;
 use crate::team::WORLD_SLOT;
+use crate::transport::route::{Transports, Via};
+use crate::transport::{Group, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Words of a record: number, kind, two arguments, result.
@@ -143,26 +145,25 @@ pub fn free_offset(heap: &SymmetricHeap, addr: usize) -> u64 {
 /// `Some(0)`/None; finalize: None), synchronises, and checks every PE's record. `Err` when
 /// the PEs' calls differ (the caller undoes its part); when they are out of step, reports it
 /// for `call_name` and stops the job.
-pub fn agree(heap: &SymmetricHeap, sync: &SyncState, call: HeapCall, result: Option<usize>) -> Result<()> {
+pub fn agree(heap: &SymmetricHeap, net: &Transports, call: HeapCall, result: Option<usize>) -> Result<()> {
     let seq = heap.calls.fetch_add(1, Ordering::Relaxed) + 1;
     let mine = Record { seq, call: Some(call), result: result.map_or(NONE, |r| r as u64) };
-    let all = exchange(heap, sync, &mine)?;
+    let all = exchange(heap, net, &mine)?;
     check(heap.my_pe, &mine, &all)
 }
 
 /// Every PE's record of the heap call numbered as `mine` (collective over the world).
-fn exchange(heap: &SymmetricHeap, sync: &SyncState, mine: &Record) -> Result<Vec<Record>> {
+fn exchange(heap: &SymmetricHeap, net: &Transports, mine: &Record) -> Result<Vec<Record>> {
     let world = PeSet::world(heap.n_pes);
-    #[cfg(feature = "mpi")]
-    if let Some(ro) = sync.ro_for(world) {
-        // Complete this PE's operations (a free must not race a write still in flight), then
-        // exchange the records: the all-gather is the synchronisation.
-        ro.flush_all();
-        let w = mine.words();
-        let mut got = vec![0u64; WORDS * heap.n_pes];
-        // SAFETY: `w` holds WORDS words, `got` WORDS per PE.
-        unsafe { ro.allgather(world, w.as_ptr().cast(), got.as_mut_ptr().cast(), WORDS * 8)? };
-        return Ok(got.chunks_exact(WORDS).map(|c| Record::from_words(c.try_into().unwrap())).collect());
+    let via = net.set(world);
+    if !matches!(via, Via::Ipc(_)) {
+        // Some PE is not mapped (RO): complete this PE's operations (a free must not race a
+        // write still in flight), then exchange the records through the transport: the
+        // all-gather is the synchronisation.
+        net.quiet();
+        let g = Group { set: world, slot: WORLD_SLOT, my_idx: heap.my_pe };
+        let rows = via.allgather_words(heap, &g, &mine.words())?;
+        return Ok(rows.iter().map(|r| Record::from_words(r[..].try_into().unwrap())).collect());
     }
     let at = (mine.seq % 2) as usize;
     let own = heap.control(heap.my_pe);
@@ -170,7 +171,7 @@ fn exchange(heap: &SymmetricHeap, sync: &SyncState, mine: &Record) -> Result<Vec
         own.header().heap_calls[at].0[w].store(v, Ordering::Relaxed);
     }
     // Orders the stores above before every peer's reads below.
-    sync.barrier(heap, world, WORLD_SLOT)?;
+    net.barrier(heap, world, WORLD_SLOT)?;
     Ok((0..heap.n_pes)
         .map(|p| {
             let c = heap.control(p);
@@ -253,8 +254,9 @@ fn check(me: usize, mine: &Record, all: &[Record]) -> Result<()> {
                 Some(HeapCall::Free { .. }) => "rocshmem_free",
                 _ => "rocshmem_finalize",
             };
-            crate::api::report(name, &Error::Mismatch(s));
-            crate::runtime::global_exit(1)
+            // The API's one-line report of the call, then the job ends (see `stop`).
+            crate::log::write(crate::log::Level::Error, name, format_args!("{s}"));
+            crate::stop::global_exit(1)
         }
     }
 }

@@ -73,7 +73,9 @@ def main():
     seed_t = rocshmem.tensor(1, torch.int64)
     src_t = rocshmem.tensor(1, torch.int64)
     src_t.fill_(int(time.time_ns()) & ((1 << 62) - 1))
-    rocshmem.broadcast(seed_t, src_t, 0)
+    # Collectives on GPU memory are stream-ordered (the host forms refuse GPU heaps for now).
+    rocshmem.broadcast(seed_t, src_t, 0, stream=torch.cuda.current_stream())
+    torch.cuda.current_stream().synchronize()
     seed = int(seed_t.item())
     if me == 0:
         print(f"gpu_test: {n} PEs on {torch.cuda.get_device_name()}, init {args.init}, seed {seed:#x}", flush=True)

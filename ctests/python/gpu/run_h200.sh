@@ -1,22 +1,28 @@
 #!/bin/sh
 # The rocshmem Python package on an NVIDIA machine (no Rust, no internet needed): installs the
-# wheel built elsewhere into a venv that sees the system's torch and triton, then runs, with
+# wheel built elsewhere into a folder on PYTHONPATH of the python3 that has torch and triton
+# (pip install --target: a venv would not see torch where it is a user or another venv's
+# install), then runs, with
 # 2 PEs (one GPU each, or both on one GPU under MPS when there is one GPU):
 #   1. gpu_test.py under rocshmem-run (init from the launcher) and with init_from_torch;
 #   2. examples/triton/run.sh: check_compile.py, then the Triton kernel in a captured graph,
 #      100 checked replays (put_signal_graph.py), through the package;
 #   3. examples/python/ring.py at 2 PEs.
-#   ctests/python/gpu/run_h200.sh <rocshmem-*.whl> [venv dir]
+#   ctests/python/gpu/run_h200.sh <rocshmem-*.whl> [install dir]
 # Exit status 0 only if everything passed.
 set -u
-WHEEL=${1:?usage: run_h200.sh <rocshmem wheel> [venv dir]}
-VENV=${2:-${TMPDIR:-/tmp}/rocshmem-py-venv}
+WHEEL=${1:?usage: run_h200.sh <rocshmem wheel> [install dir]}
+DEST=${2:-${TMPDIR:-/tmp}/rocshmem-py-site}
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 PY=${PYTHON:-python3}
 fail=0
-"$PY" -m venv --system-site-packages "$VENV" || exit 1
-"$VENV/bin/python" -m pip install -q --no-index --no-deps --force-reinstall "$WHEEL" || exit 1
-PATH="$VENV/bin:$PATH"; export PATH
+rm -rf "$DEST"
+"$PY" -m pip install -q --no-index --no-deps --target "$DEST" "$WHEEL" || exit 1
+# `python` below is the interpreter that has torch, called by its own path (a symlink to a
+# venv's python would not find that venv's packages).
+mkdir -p "$DEST/.py" && printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "$PY")" >"$DEST/.py/python" &&
+  chmod +x "$DEST/.py/python"
+PATH="$DEST/.py:$DEST/bin:$PATH" PYTHONPATH="$DEST${PYTHONPATH:+:$PYTHONPATH}"; export PATH PYTHONPATH
 python -c "import torch, triton, rocshmem, rocshmem.triton; print('torch', torch.__version__, 'triton', triton.__version__, 'rocshmem', rocshmem.__version__, rocshmem.library_path())" || exit 1
 
 NGPU=$(python -c "import torch; print(torch.cuda.device_count())")

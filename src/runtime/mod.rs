@@ -1,0 +1,323 @@
+//! The process-wide runtime: what `rocshmem_init` builds and `rocshmem_finalize` tears down.
+//!
+//! - this file: the life cycle (phases, init, finalize, aborts) and [`Runtime`];
+//! - `build`: init's steps after the configuration is read (rendezvous, platform, heap,
+//!   transports, tables), each a named function;
+//! - `device`: the device-state block device code reads, and how modules and programs get it.
+
+mod build;
+mod device;
+
+pub use device::StateHead;
+
+use crate::bootstrap::{self, Job, Method};
+use crate::ctx::CtxTable;
+use crate::env::Config;
+use crate::error::{Error, Result};
+use crate::gpu::{self, GpuRuntime, Mirror, host::segment_name};
+use crate::heap::SymmetricHeap;
+use crate::pe_set::PeSet;
+use crate::team::{Team, TeamTable, WORLD_SLOT};
+use crate::transport::route::Transports;
+use crate::{log_error, log_info};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering};
+
+/// Where the process is in the init/finalize life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    Uninit = 0,
+    Initializing = 1,
+    Ready = 2,
+    Finalizing = 3,
+    Finalized = 4,
+}
+
+static PHASE: AtomicU8 = AtomicU8::new(Phase::Uninit as u8);
+static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn phase() -> Phase {
+    match PHASE.load(Ordering::Acquire) {
+        0 => Phase::Uninit,
+        1 => Phase::Initializing,
+        2 => Phase::Ready,
+        3 => Phase::Finalizing,
+        _ => Phase::Finalized,
+    }
+}
+
+/// Operation counters for rocshmem_dump_stats.
+#[derive(Default)]
+pub struct Stats {
+    pub puts: AtomicU64,
+    pub put_bytes: AtomicU64,
+    pub gets: AtomicU64,
+    pub get_bytes: AtomicU64,
+    pub atomics: AtomicU64,
+    pub waits: AtomicU64,
+    pub barriers: AtomicU64,
+    pub collectives: AtomicU64,
+    pub allocs: AtomicU64,
+    pub frees: AtomicU64,
+}
+
+impl Stats {
+    /// Counts only when statistics are on (`ROCSHMEM_DEBUG_LEVEL=...:stats`, as upstream): the
+    /// counters are shared by the PE's threads, and an atomic add per call is not free.
+    #[inline]
+    pub fn add(c: &AtomicU64, n: u64) {
+        if crate::log::stats_on() {
+            c.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    fn all(&self) -> [(&'static str, &AtomicU64); 10] {
+        [
+            ("puts", &self.puts),
+            ("put_bytes", &self.put_bytes),
+            ("gets", &self.gets),
+            ("get_bytes", &self.get_bytes),
+            ("atomics", &self.atomics),
+            ("waits", &self.waits),
+            ("barriers", &self.barriers),
+            ("collectives", &self.collectives),
+            ("allocs", &self.allocs),
+            ("frees", &self.frees),
+        ]
+    }
+
+    pub fn dump(&self, pe: usize) -> String {
+        if !crate::log::stats_on() {
+            return format!(
+                "rocshmem stats PE {pe}: statistics are off; run with ROCSHMEM_DEBUG_LEVEL=<level>:stats to count"
+            );
+        }
+        let body: Vec<String> = self.all().iter().map(|(n, c)| format!("{n}={}", c.load(Ordering::Relaxed))).collect();
+        format!("rocshmem stats PE {pe}: {}", body.join(" "))
+    }
+
+    pub fn reset(&self) {
+        for (_, c) in self.all() {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+pub struct Runtime {
+    pub cfg: Config,
+    pub job: Job,
+    pub heap: SymmetricHeap,
+    /// The transports, and which one reaches which PE.
+    pub net: Transports,
+    pub teams: TeamTable,
+    pub ctxs: CtxTable,
+    pub stats: Stats,
+    /// The host copy of the device-state block (on the host platform, the block itself).
+    pub device_state: Box<StateHead>,
+    /// Where device code reads the state (`rocshmem_ctx_device::state`): the device copy on a
+    /// GPU platform, `device_state` otherwise.
+    pub device_state_addr: usize,
+    _heap_bases: Box<[u64]>,
+    _state_mirror: Mirror,
+    /// Buffers given to rocshmem_buffer_register: (address, length).
+    pub registered: std::sync::Mutex<Vec<(usize, usize)>>,
+    /// Last: the device memory above is released through it.
+    pub gpu: Arc<dyn GpuRuntime>,
+}
+
+impl Runtime {
+    pub fn my_pe(&self) -> usize {
+        self.job.my_pe
+    }
+
+    pub fn n_pes(&self) -> usize {
+        self.job.n_pes
+    }
+
+    pub fn world(&self) -> Team {
+        Team { set: PeSet::world(self.n_pes()), slot: WORLD_SLOT, my_idx: self.my_pe() }
+    }
+
+    /// Checks a world PE number.
+    pub fn check_pe(&self, pe: i64) -> Result<usize> {
+        if pe < 0 || pe as usize >= self.n_pes() {
+            return Err(Error::InvalidPe { pe, n_pes: self.n_pes() });
+        }
+        Ok(pe as usize)
+    }
+}
+
+/// The runtime, if initialised.
+pub fn get() -> Result<&'static Runtime> {
+    let p = RUNTIME.load(Ordering::Acquire);
+    if p.is_null() {
+        return Err(match phase() {
+            Phase::Finalizing | Phase::Finalized => Error::Finalized,
+            _ => Error::NotInitialized,
+        });
+    }
+    // SAFETY: the pointer is a leaked Box, freed only by finalize after it is unpublished.
+    Ok(unsafe { &*p })
+}
+
+/// The runtime for a host API call: only while it is ready, so that a call that starts once
+/// finalize has begun fails with "called after rocshmem_finalize" (the phase is read after the
+/// call was counted in flight: see `inflight`).
+pub fn get_ready() -> Result<&'static Runtime> {
+    match PHASE.load(Ordering::SeqCst) {
+        x if x == Phase::Ready as u8 => get(),
+        x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Err(Error::Finalized),
+        _ => Err(Error::NotInitialized),
+    }
+}
+
+/// Job identity the abort hook needs to sweep segment names (set right after the rendezvous).
+static ABORT_TAG: AtomicU64 = AtomicU64::new(0);
+static ABORT_NPES: AtomicU64 = AtomicU64::new(0);
+
+/// An abort that arrived while `init` was still running: acted on when init succeeds (the peer
+/// is gone, so the job cannot go on), dropped when init fails (the caller gets the error).
+/// The lock also orders the hook against init's phase changes.
+static PENDING_ABORT: std::sync::Mutex<Option<(i32, String, bool)>> = std::sync::Mutex::new(None);
+
+/// Called by the bootstrap watcher when a peer died or someone called global_exit: ends this
+/// process. If that happens before every PE mapped the heaps, segment names may remain: sweep.
+/// During init it only records the abort (init then fails, or exits once it is done); after a
+/// failed init (phase Uninit) the old job is none of our business.
+fn abort_hook() -> bootstrap::client::AbortHook {
+    Arc::new(|status, reason, is_error| {
+        {
+            let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
+            match phase() {
+                Phase::Initializing => {
+                    pending.get_or_insert((status, reason, is_error));
+                    return;
+                }
+                Phase::Uninit => return,
+                _ => {}
+            }
+        }
+        abort_now(status, &reason, is_error)
+    })
+}
+
+/// Ends this PE because the job ended: says why, sweeps the job's heap names, exits.
+pub(crate) fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
+    if is_error {
+        log_error!("rocshmem", "{reason}; stopping this PE");
+    } else {
+        log_info!("rocshmem", "{reason}");
+    }
+    sweep_job_names();
+    exit_now(status)
+}
+
+/// Unlinks the heap names of every PE of the current job (those already unlinked are skipped).
+fn sweep_job_names() {
+    let tag = ABORT_TAG.load(Ordering::Relaxed);
+    let host = gpu::host::HostRuntime::new();
+    for pe in 0..ABORT_NPES.load(Ordering::Relaxed) as usize {
+        gpu::GpuRuntime::discard_segment_name(&host, &segment_name(tag, pe));
+    }
+}
+
+pub use crate::stop::exit_now;
+
+/// `rocshmem_init*`: bootstrap, heap, teams, contexts.
+pub fn init(method: Method) -> Result<&'static Runtime> {
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Uninit as u8, Phase::Initializing as u8, Ordering::AcqRel, Ordering::Acquire)
+    {
+        return Err(match cur {
+            x if x == Phase::Finalized as u8 || x == Phase::Finalizing as u8 => Error::invalid(
+                "rocshmem_init after rocshmem_finalize is not supported (OpenSHMEM allows one init per process)",
+            ),
+            _ => Error::AlreadyInitialized,
+        });
+    }
+    ABORT_NPES.store(0, Ordering::Relaxed);
+    // The layers below the runtime end the job through these (see `stop`).
+    crate::stop::install(abort_now, global_exit);
+    // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
+    crate::inflight::setup();
+    if crate::watchdog::on() {
+        crate::watchdog::enter("rocshmem_init");
+    }
+    match build::build(method) {
+        Ok(rt) => {
+            let p = Box::into_raw(Box::new(rt));
+            RUNTIME.store(p, Ordering::Release);
+            let pending = {
+                let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
+                PHASE.store(Phase::Ready as u8, Ordering::Release);
+                pending.take()
+            };
+            if let Some((status, reason, is_error)) = pending {
+                // A peer died (or called global_exit) after the last init exchange: going on
+                // would wait for it forever.
+                abort_now(status, &reason, is_error);
+            }
+            // SAFETY: just published.
+            Ok(unsafe { &*p })
+        }
+        Err(e) => {
+            let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());
+            PHASE.store(Phase::Uninit as u8, Ordering::Release);
+            *pending = None;
+            // The PE number stays in the log prefix: the caller reports this failure next.
+            // Every PE of a job whose init failed fails too (they fail together, or a peer died):
+            // nobody will map this job's heaps, so sweep every name of the job, also those of a
+            // peer that was killed before it could unlink its own.
+            sweep_job_names();
+            ABORT_NPES.store(0, Ordering::Relaxed);
+            Err(e)
+        }
+    }
+}
+
+/// `rocshmem_finalize`: refuse new calls, wait for those in flight, complete, synchronise,
+/// disconnect, unmap. Not itself counted in flight (see `inflight`).
+pub fn finalize() -> Result<()> {
+    // Once: a second finalize, also one racing this one on another thread, is refused.
+    if let Err(cur) =
+        PHASE.compare_exchange(Phase::Ready as u8, Phase::Finalizing as u8, Ordering::SeqCst, Ordering::SeqCst)
+    {
+        return Err(if cur == Phase::Finalizing as u8 || cur == Phase::Finalized as u8 {
+            Error::Finalized
+        } else {
+            Error::NotInitialized
+        });
+    }
+    let rt = get()?;
+    // Calls other threads of this process are still making finish before anything goes away
+    // (those starting from now on fail with "called after rocshmem_finalize").
+    crate::inflight::drain();
+    // The stream-kernel loader thread uses the runtime: it finishes first.
+    rt.gpu.stream_kernels_wait();
+    // Operations still queued on host-platform streams run before the heaps go away.
+    crate::stream::host::drain_all();
+    std::sync::atomic::fence(Ordering::SeqCst);
+    // The world barrier, which also checks that every PE made as many heap calls (a PE still
+    // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
+    crate::heap::agree::agree(&rt.heap, &rt.net, crate::heap::agree::HeapCall::Finalize, None)?;
+    // Before MPI_Finalize (job.finalize): RO's proxy drains and stops, its window goes.
+    rt.net.shutdown();
+    let r = rt.job.finalize();
+    let p = RUNTIME.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    // SAFETY: `p` was leaked by init and is no longer reachable through RUNTIME.
+    drop(unsafe { Box::from_raw(p) });
+    PHASE.store(Phase::Finalized as u8, Ordering::Release);
+    r
+}
+
+/// `rocshmem_global_exit`: end every PE with `status`.
+pub fn global_exit(status: i32) -> ! {
+    if let Ok(rt) = get() {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+        rt.job.global_exit(status);
+    }
+    exit_now(status)
+}

@@ -154,7 +154,7 @@ fn main() {
 }
 
 /// Turns on cfg `rocshmem_stream_amd` when the AMD build made the stream kernels' bundles
-/// (products.txt `stream=`), with their arches in `ROCSHMEM_STREAM_AMD_ARCHES`.
+/// (products.txt `stream=`), with their arches in `ROCSHMEMI_STREAM_AMD_ARCHES`.
 fn stream_code_objects(out: &Path) {
     println!("cargo::rustc-check-cfg=cfg(rocshmem_stream_amd)");
     let amd = out.join("amd");
@@ -164,7 +164,7 @@ fn stream_code_objects(out: &Path) {
     let names: Vec<&str> = stream.split(';').filter(|s| !s.is_empty()).collect();
     if names == ["stream_core.hipfb", "stream_reduce.hipfb"] && names.iter().all(|n| amd.join(n).is_file()) {
         println!("cargo:rustc-cfg=rocshmem_stream_amd");
-        println!("cargo:rustc-env=ROCSHMEM_STREAM_AMD_ARCHES={}", key("archive_arches=").replace(';', ", "));
+        println!("cargo:rustc-env=ROCSHMEMI_STREAM_AMD_ARCHES={}", key("archive_arches=").replace(';', ", "));
     }
 }
 

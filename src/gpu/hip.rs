@@ -821,7 +821,7 @@ const CODE_OBJECTS: Option<[&[u8]; 2]> = Some([
 const CODE_OBJECTS: Option<[&[u8]; 2]> = None;
 /// The arches of the embedded code objects (build.rs).
 #[cfg(rocshmem_stream_amd)]
-const CODE_OBJECT_ARCHES: &str = env!("ROCSHMEM_STREAM_AMD_ARCHES");
+const CODE_OBJECT_ARCHES: &str = env!("ROCSHMEMI_STREAM_AMD_ARCHES");
 #[cfg(not(rocshmem_stream_amd))]
 const CODE_OBJECT_ARCHES: &str = "no arch";
 

@@ -86,7 +86,8 @@ uint64_t group_exchange(uint64_t v, uint32_t src_thread);
 
 /**
  * Sleeps until `*word` may have changed from `seen` (a futex on its low 32 bits, which on a
- * little-endian machine start at `word`), or 1 ms has passed: callers re-check and call again.
+ * little-endian machine start at `word`), or a bound has passed (1 ms, doubling to 64 ms while
+ * the same thread's parks on the same word time out): callers re-check and call again.
  * For words another thread of this process changes and then passes to unpark() (the RO
  * queue's slot sequence words: the proxy thread wakes the producer it answered).
  */

@@ -147,11 +147,28 @@ fn main() {
     // 5. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
     stream_ptx(&root, &out);
 
-    // 6. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD).
+    // 6. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD),
+    //    and the AMD stream kernels it made, embedded in the library (src/gpu/hip.rs).
     amd_build::build(&root, &out);
+    stream_code_objects(&out);
 }
 
-/// The stream helper kernels (device/stream/ptx_*.cu) as PTX in OUT_DIR, for src/gpu/cuda.rs
+/// Turns on cfg `rocshmem_stream_amd` when the AMD build made the stream kernels' bundles
+/// (products.txt `stream=`), with their arches in `ROCSHMEMI_STREAM_AMD_ARCHES`.
+fn stream_code_objects(out: &Path) {
+    println!("cargo::rustc-check-cfg=cfg(rocshmem_stream_amd)");
+    let amd = out.join("amd");
+    let Ok(m) = std::fs::read_to_string(amd.join("products.txt")) else { return };
+    let key = |k: &str| m.lines().find_map(|l| l.strip_prefix(k)).unwrap_or("").to_string();
+    let stream = key("stream=");
+    let names: Vec<&str> = stream.split(';').filter(|s| !s.is_empty()).collect();
+    if names == ["stream_core.hipfb", "stream_reduce.hipfb"] && names.iter().all(|n| amd.join(n).is_file()) {
+        println!("cargo:rustc-cfg=rocshmem_stream_amd");
+        println!("cargo:rustc-env=ROCSHMEMI_STREAM_AMD_ARCHES={}", key("archive_arches=").replace(';', ", "));
+    }
+}
+
+/// The stream helper kernels (device/stream/module_*.cu) as PTX in OUT_DIR, for src/gpu/cuda.rs
 /// to embed (cfg `rocshmem_stream_ptx`). Needs an LLVM clang >= 16 (NVPTX target, sm_90 known):
 /// `ROCSHMEM_LLVM_BIN`, else the first /usr/lib/llvm-{16..21}/bin, else clang++-16.. on the
 /// PATH. Without one the library is built without them (one warning) and the NVIDIA
@@ -202,8 +219,8 @@ fn stream_ptx(root: &Path, out: &Path) {
     for clang in candidates {
         let core = out.join("stream_core.ptx");
         let reduce = out.join("stream_reduce.ptx");
-        match compile(&clang, "device/stream/ptx_core.cu", &core)
-            .and_then(|()| compile(&clang, "device/stream/ptx_reduce.cu", &reduce))
+        match compile(&clang, "device/stream/module_core.cu", &core)
+            .and_then(|()| compile(&clang, "device/stream/module_reduce.cu", &reduce))
         {
             Ok(()) => {
                 let ptxas = find_ptxas();

@@ -9,13 +9,21 @@
 #  - librocshmem_device.a and librocshmem_device_<arch>.bc (device/amd_build.rs, products.txt);
 #  - OUT_CMAKE: the arches, for the installed CMake package (rocshmem-config.cmake).
 cmake_minimum_required(VERSION 3.21)
-# Inputs: CARGO_OUT (cargo's profile folder), STAGE_LIB, MODE (OFF|AUTO|REQUIRE), NVIDIA, AR (an
-# llvm-ar, to add the AMD device objects), OBJCOPY (objcopy of the host toolchain), OUT_CMAKE.
+# Inputs: CARGO_OUT (cargo's profile folder), STAGE_LIB, MODE (OFF|AUTO|REQUIRE), NVIDIA, AMD_DIR
+# (optional: the AMD products' folder, instead of the newest of cargo's), AR (an llvm-ar, to add
+# the AMD device objects), OBJCOPY (objcopy of the host toolchain), OUT_CMAKE.
 
 # The newest products of this profile's build script (one per feature set; the newest is the
 # one cargo just ran or kept).
 set(manifest "")
-if(NOT MODE STREQUAL "OFF")
+if(AMD_DIR)
+  # Products built apart from cargo (device/amd_main.rs, scripts/check-amd.sh): another HIP
+  # toolchain's device library over the same host library.
+  set(manifest "${AMD_DIR}/products.txt")
+  if(NOT EXISTS "${manifest}")
+    message(FATAL_ERROR "rocSHMEM: AMD_DIR=${AMD_DIR} has no products.txt")
+  endif()
+elseif(NOT MODE STREQUAL "OFF")
   file(GLOB manifests "${CARGO_OUT}/build/rocshmem-*/out/amd/products.txt")
   set(newest 0)
   foreach(m IN LISTS manifests)

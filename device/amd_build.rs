@@ -40,7 +40,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const DEFAULT_ARCHES: &[&str] = &["gfx90a", "gfx942", "gfx1100", "gfx1201"];
+/// Upstream's default list (its CMakeLists.txt: gfx90a, gfx1100, gfx1201, gfx942, and gfx950 with
+/// ROCm 7); an arch the compiler does not know is skipped with one warning line.
+/// The stream kernel modules (device/stream/module_<name>.cu).
+const STREAM_MODULES: [&str; 2] = ["core", "reduce"];
+
+const DEFAULT_ARCHES: &[&str] = &["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"];
 
 /// A HIP-capable clang and the flags that point it at a HIP installation.
 #[derive(Clone, Debug)]
@@ -50,6 +55,9 @@ struct Toolchain {
     /// --rocm-path=..., --hip-device-lib-path=..., --hip-version=... (as hipcc passes them).
     hip_flags: Vec<String>,
     from_hipcc: bool,
+    /// No device-library path among the flags, but the clang finds the device libraries of
+    /// every arch by itself (Debian's clang-N with rocm-device-libs-N, whose hipcc passes none).
+    own_device_libs: bool,
 }
 
 fn warn(msg: &str) {
@@ -113,7 +121,11 @@ fn from_hipcc(hipcc: &Path, work: &Path) -> Option<Toolchain> {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let line = text.lines().find_map(|l| l.trim().strip_prefix("hipcc-cmd:"))?;
     let mut words = line.split_whitespace().map(|w| w.trim_matches('"').to_string());
-    let clang = PathBuf::from(words.next()?);
+    let named = PathBuf::from(words.next()?);
+    // A hipcc reached through a wrapper (a container or chroot) names a clang of its own root:
+    // then the clang++ beside the wrapper.
+    let beside = hipcc.parent().map(|d| d.join("clang++")).filter(|c| c.is_file());
+    let clang = if named.is_file() { named } else { beside? };
     let mut hip_flags = Vec::new();
     for w in words {
         for key in ["--rocm-path=", "--hip-device-lib-path=", "--hip-version="] {
@@ -123,7 +135,7 @@ fn from_hipcc(hipcc: &Path, work: &Path) -> Option<Toolchain> {
         }
     }
     let major = clang_major(&clang)?;
-    Some(Toolchain { clang, major, hip_flags, from_hipcc: true })
+    Some(Toolchain { clang, major, hip_flags, from_hipcc: true, own_device_libs: false })
 }
 
 /// The HIP installation flags for a clang that does not come through hipcc: those of the hipcc
@@ -140,7 +152,7 @@ fn other_clang(clang: PathBuf, base: Option<&Toolchain>) -> Option<Toolchain> {
         }
         f
     });
-    Some(Toolchain { clang, major, hip_flags, from_hipcc: false })
+    Some(Toolchain { clang, major, hip_flags, from_hipcc: false, own_device_libs: false })
 }
 
 /// ROCm device libraries (ockl.bc ...): ROCm's and Debian's (rocm-device-libs) places.
@@ -195,9 +207,31 @@ fn knows_arch(tc: &Toolchain, arch: &str, work: &Path) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether `tc`, given no device-library path, links the device libraries of all `arches` by
+/// itself: a device-only compile that calls ockl links without -nogpulib.
+fn finds_device_libs(tc: &Toolchain, arches: &[String], work: &Path) -> bool {
+    if tc.hip_flags.iter().any(|f| f.starts_with("--hip-device-lib-path=")) || arches.is_empty() {
+        return false;
+    }
+    let probe = work.join("ockl.hip");
+    let decl = "extern \"C\" __attribute__((device)) unsigned long __ockl_get_local_size(unsigned int);\n";
+    let body = "__attribute__((global)) void rocshmem_probe(unsigned long *p) { *p = __ockl_get_local_size(0); }\n";
+    let _ = std::fs::write(&probe, format!("{decl}{body}"));
+    let mut c = Command::new(&tc.clang);
+    c.args(["-x", "hip", "-nogpuinc", "--cuda-device-only", "-O1"]).args(&tc.hip_flags);
+    for a in arches {
+        c.arg(format!("--offload-arch={a}"));
+    }
+    c.arg(&probe).arg("-o").arg(work.join("ockl-probe.out"));
+    c.output().is_ok_and(|o| o.status.success())
+}
+
 /// Device libraries are linked (as hipcc does) when they exist for every arch of the compile;
 /// otherwise -nogpulib (the consumer's link supplies ockl/ocml, as Triton does).
 fn device_lib_flags(tc: &Toolchain, arches: &[String]) -> Vec<String> {
+    if tc.own_device_libs {
+        return tc.hip_flags.clone();
+    }
     let lib_dir = tc.hip_flags.iter().find_map(|f| f.strip_prefix("--hip-device-lib-path=")).map(PathBuf::from);
     let have = |a: &String| {
         let name = a.split(':').next().unwrap_or(a).trim_start_matches("gfx");
@@ -287,7 +321,11 @@ fn inputs_hash(root: &Path, plan: &str) -> String {
 fn clear_products(work: &Path) {
     for e in std::fs::read_dir(work).into_iter().flatten().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with("librocshmem_device") || name == "products.txt" || name == "inputs.hash" {
+        if name.starts_with("librocshmem_device")
+            || name.ends_with(".hipfb")
+            || name == "products.txt"
+            || name == "inputs.hash"
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -332,12 +370,24 @@ fn build_bitcode(
     };
     let dir = work.join(format!("bc-{}", file_arch(arch)));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    // Each source is compiled once. The archive's device part (rdc.bc) is every source but the
+    // `used` extern "C" entry points of bitcode_api.cpp (which are for JIT users, as upstream
+    // keeps them out of librocshmem.a), linked and not optimised yet: the application's
+    // -fgpu-rdc device link (LTO) then optimises and code-generates only what the program uses,
+    // instead of the whole library for every arch. It keeps clang's default device visibility
+    // (hidden): the device link is a shared object, so default-visibility functions would all be
+    // exported, kept and code-generated in every application (minutes per arch). The JIT
+    // bitcode is the same parts plus the entry points, compiled with default visibility (as
+    // upstream's), then optimised. (The device globals are exported from any code object either
+    // way: HIP gives them the visibility the host needs to find them.)
     let mut jobs = Vec::new();
-    let mut parts = Vec::new();
+    let mut rdc_parts = Vec::new();
+    let mut entry_points = None;
     for src in sources(root) {
-        let bc = dir.join(src.file_stem().unwrap()).with_extension("bc");
+        let api = src.ends_with("bitcode_api.cpp");
+        let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
         let mut c = Command::new(&tc.clang);
-        c.args(common_flags(root))
+        c.args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
             .args(device_lib_flags(tc, &[arch.to_string()]))
             .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
             .arg(format!("--offload-arch={arch}"))
@@ -345,34 +395,11 @@ fn build_bitcode(
             .arg("-o")
             .arg(&bc);
         jobs.push(c);
-        parts.push(bc);
+        if api { entry_points = Some(bc) } else { rdc_parts.push(bc) }
     }
     parallel(jobs, slots)?;
     let linked = dir.join("linked.bc");
-    run_ok(Command::new(&link).args(&parts).arg("-o").arg(&linked))?;
-    // The archive's device part: the same without the `used` extern "C" entry points (which are
-    // for JIT users, as upstream keeps them out of librocshmem.a), and not optimised yet: the
-    // application's -fgpu-rdc device link (LTO) then optimises and code-generates only what
-    // the program uses, instead of the whole library for every arch.
-    // It keeps clang's default device visibility (hidden; the JIT bitcode has default, as
-    // upstream's): the device link is a shared object, so default-visibility functions would
-    // all be exported, kept and code-generated in every application (minutes per arch).
-    let mut jobs = Vec::new();
-    let mut rdc_parts = Vec::new();
-    for src in sources(root).into_iter().filter(|p| !p.ends_with("bitcode_api.cpp")) {
-        let bc = dir.join(format!("rdc-{}.bc", src.file_stem().unwrap().to_string_lossy()));
-        let mut c = Command::new(&tc.clang);
-        c.args(common_flags(root).into_iter().filter(|f| f != "-fvisibility=default"))
-            .args(device_lib_flags(tc, &[arch.to_string()]))
-            .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
-            .arg(format!("--offload-arch={arch}"))
-            .arg(&src)
-            .arg("-o")
-            .arg(&bc);
-        jobs.push(c);
-        rdc_parts.push(bc);
-    }
-    parallel(jobs, slots)?;
+    run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
     run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
     run_ok(
         Command::new(&opt)
@@ -383,6 +410,71 @@ fn build_bitcode(
             .arg(dest),
     )?;
     Ok(())
+}
+
+/// The target id of an offload bundle entry: `hip-amdgcn-amd-amdhsa-gfx90a`,
+/// `hip-amdgcn-amd-amdhsa--gfx942:xnack-`, `hipv4-amdgcn-amd-amdhsa-unknown-gfx950` (the triple
+/// has three or four parts by clang version) -> `gfx90a`, `gfx942:xnack-`, `gfx950`. None for the
+/// host entry.
+fn bundle_target_id(entry: &str) -> Option<&str> {
+    if entry.starts_with("host-") {
+        return None;
+    }
+    entry.find("-gfx").map(|i| &entry[i + 1..])
+}
+
+/// The offload-bundler command that `plan` (a clang command run with `-###`) would run, with the
+/// entry of each target id taken from `inputs` (`host` for the host entry, else the one the plan
+/// names) and the bundle written to `out`: the bundler of the clang's own version, and its
+/// spelling of the targets, which changes between releases.
+fn bundle_as_planned(
+    tc: &Toolchain,
+    plan: &Command,
+    host: Option<&Path>,
+    inputs: &[(String, PathBuf)],
+    out: &Path,
+) -> Result<Command, String> {
+    let mut p = Command::new(plan.get_program());
+    p.args(plan.get_args());
+    let text = p.output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&text.stderr).into_owned();
+    let line =
+        text.lines().find(|l| l.contains("clang-offload-bundler")).ok_or("clang -### shows no offload bundler")?;
+    let words: Vec<String> = line.split("\" \"").map(|w| w.trim().trim_matches('"').to_string()).collect();
+    // The bundler next to this clang (a wrapper's clang may name a path of another root).
+    let named = PathBuf::from(&words[0]);
+    let bundler = named
+        .file_name()
+        .and_then(|n| llvm_tool(tc, &n.to_string_lossy()))
+        .or_else(|| named.is_file().then(|| named.clone()))
+        .ok_or(format!("{} not found", named.display()))?;
+    let targets = words.iter().find_map(|w| w.strip_prefix("-targets=")).ok_or("no -targets in the bundler command")?;
+    let planned_inputs: Vec<&str> = words.iter().filter_map(|w| w.strip_prefix("-input=")).collect();
+    let mut cmd = Command::new(&bundler);
+    for w in &words[1..] {
+        if !(w.starts_with("-input=") || w.starts_with("-output=") || w.starts_with("-targets=")) {
+            cmd.arg(w);
+        }
+    }
+    cmd.arg(format!("-targets={targets}")).arg(format!("-output={}", out.display()));
+    for (i, t) in targets.split(',').enumerate() {
+        match bundle_target_id(t) {
+            None => match host {
+                Some(h) => cmd.arg(format!("-input={}", h.display())),
+                None => cmd
+                    .arg(format!("-input={}", planned_inputs.get(i).ok_or("the plan has fewer inputs than targets")?)),
+            },
+            Some(id) => {
+                let p = inputs
+                    .iter()
+                    .find(|(a, _)| a == id)
+                    .map(|(_, p)| p)
+                    .ok_or(format!("no input for bundle target {t}"))?;
+                cmd.arg(format!("-input={}", p.display()))
+            }
+        };
+    }
+    Ok(cmd)
 }
 
 /// librocshmem_device.a: one relocatable (-fgpu-rdc) fat object, as `clang -fgpu-rdc -c` makes
@@ -415,34 +507,58 @@ fn build_archive(
         c
     };
     run_ok(&mut with(&["--cuda-host-only"], &host))?;
-    // The bundling step clang would run for this compile.
-    let plan = with(&["-###"], &obj).output().map_err(|e| e.to_string())?;
-    let plan = String::from_utf8_lossy(&plan.stderr).into_owned();
-    let line =
-        plan.lines().find(|l| l.contains("clang-offload-bundler")).ok_or("clang -### shows no offload bundler")?;
-    let words: Vec<String> = line.split("\" \"").map(|w| w.trim().trim_matches('"').to_string()).collect();
-    let bundler = PathBuf::from(&words[0]);
-    let targets = words.iter().find_map(|w| w.strip_prefix("-targets=")).ok_or("no -targets in the bundler command")?;
-    let mut cmd = Command::new(&bundler);
-    cmd.arg("-type=o").arg(format!("-targets={targets}")).arg(format!("-output={}", obj.display()));
-    for t in targets.split(',') {
-        if t.starts_with("host-") {
-            cmd.arg(format!("-input={}", host.display()));
-        } else {
-            // hip-amdgcn-amd-amdhsa-<target id> (one or two dashes before it, by clang version)
-            let id = t.trim_start_matches("hip-amdgcn-amd-amdhsa").trim_start_matches('-');
-            let bc = bitcode
-                .iter()
-                .find(|(a, _)| a == id)
-                .map(|(_, p)| p)
-                .ok_or(format!("no bitcode for bundle target {t}"))?;
-            cmd.arg(format!("-input={}", bc.display()));
-        }
-    }
-    run_ok(&mut cmd)?;
+    run_ok(&mut bundle_as_planned(tc, &with(&["-###"], &obj), Some(&host), bitcode, &obj)?)?;
     let _ = std::fs::remove_file(dest);
     run_ok(Command::new(&ar).arg("rcs").arg(dest).arg(&obj))?;
     Ok(())
+}
+
+/// The helper kernels of the `*_on_stream` calls (device/stream/module_core.cu and
+/// module_reduce.cu, the sources NVIDIA's PTX comes from) as code objects for `hipModuleLoadData`:
+/// each arch compiled as a whole program (not relocatable: the kernels and their own device
+/// globals), then one offload bundle per module holding every arch, as `hipcc --genco` makes
+/// it. build.rs embeds them in librocshmem (src/gpu/hip.rs loads them). Returns the file names.
+fn build_stream_modules(
+    tc: &Toolchain,
+    root: &Path,
+    work: &Path,
+    arches: &[String],
+    slots: usize,
+) -> Result<Vec<String>, String> {
+    let dir = work.join("stream");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let flags: Vec<String> = common_flags(root).into_iter().filter(|f| f != "-fgpu-rdc").collect();
+    let mut jobs = Vec::new();
+    for m in STREAM_MODULES {
+        let src = root.join(format!("device/stream/module_{m}.cu"));
+        for a in arches {
+            let mut c = Command::new(&tc.clang);
+            c.args(&flags)
+                .args(device_lib_flags(tc, std::slice::from_ref(a)))
+                .args(["--cuda-device-only", "--no-gpu-bundle-output"])
+                .arg(format!("--offload-arch={a}"))
+                .arg(&src)
+                .arg("-o")
+                .arg(dir.join(format!("{m}-{}.co", file_arch(a))));
+            jobs.push(c);
+        }
+    }
+    parallel(jobs, slots)?;
+    let mut names = Vec::new();
+    for m in STREAM_MODULES {
+        let name = format!("stream_{m}.hipfb");
+        let mut plan = Command::new(&tc.clang);
+        plan.args(&flags).args(device_lib_flags(tc, arches)).arg("--cuda-device-only");
+        for a in arches {
+            plan.arg(format!("--offload-arch={a}"));
+        }
+        plan.arg(root.join(format!("device/stream/module_{m}.cu"))).arg("-o").arg(work.join(&name)).arg("-###");
+        let inputs: Vec<(String, PathBuf)> =
+            arches.iter().map(|a| (a.clone(), dir.join(format!("{m}-{}.co", file_arch(a))))).collect();
+        run_ok(&mut bundle_as_planned(tc, &plan, None, &inputs, &work.join(&name))?)?;
+        names.push(name);
+    }
+    Ok(names)
 }
 
 /// Builds the AMD products into `out/amd`. Never fails the build unless ROCSHMEM_AMD=require.
@@ -512,6 +628,20 @@ pub fn build(root: &Path, out: &Path) {
             None => unknown.push(arch),
         }
     }
+    // Compilers given no device-library path that find their own (Debian's clang-N).
+    let own: Vec<PathBuf> = compilers
+        .iter()
+        .filter(|c| {
+            let arches: Vec<String> =
+                bc_arches.iter().filter(|(_, t)| t.clang == c.clang).map(|(a, _)| a.clone()).collect();
+            finds_device_libs(c, &arches, &work)
+        })
+        .map(|c| c.clang.clone())
+        .collect();
+    for (_, t) in bc_arches.iter_mut() {
+        t.own_device_libs = own.contains(&t.clang);
+    }
+    let primary = Toolchain { own_device_libs: own.contains(&primary.clang), ..primary };
     if !unknown.is_empty() {
         let tried: Vec<String> = compilers.iter().map(|c| c.clang.display().to_string()).collect();
         warn(&format!(
@@ -537,46 +667,55 @@ pub fn build(root: &Path, out: &Path) {
     // Reuse the products while nothing they are made from changed.
     let plan: Vec<String> = bc_arches
         .iter()
-        .map(|(a, tc)| format!("{a}={}:{}:{}", tc.clang.display(), tc.major, tc.hip_flags.join(" ")))
+        .map(|(a, tc)| {
+            format!("{a}={}:{}:{}:{}", tc.clang.display(), tc.major, tc.hip_flags.join(" "), tc.own_device_libs)
+        })
         .chain(rdc_arches.iter().map(|a| format!("rdc={a}")))
         .collect();
     let hash = inputs_hash(root, &plan.join("\n"));
     let manifest = work.join("products.txt");
     if std::fs::read_to_string(work.join("inputs.hash")).is_ok_and(|h| h.trim() == hash)
-        && std::fs::read_to_string(&manifest).is_ok_and(|m| {
-            m.lines()
-                .filter_map(|l| l.strip_prefix("files="))
-                .flat_map(|f| f.split(';'))
-                .all(|f| work.join(f).is_file())
-        })
+        && product_files(&work).is_some_and(|f| f.iter().all(|f| work.join(f).is_file()))
     {
         warn(&format!("AMD device library up to date (inputs unchanged): {}", work.display()));
         return;
+    }
+    clear_products(&work);
+    let cache = env("ROCSHMEM_AMD_CACHE").map(|c| PathBuf::from(c).join(&hash));
+    if let Some(c) = &cache {
+        match from_cache(c, &work, &hash) {
+            Ok(true) => return warn(&format!("AMD device library from the cache (inputs unchanged): {}", c.display())),
+            Ok(false) => {}
+            Err(e) => warn(&format!("AMD products cache {} not used: {e}", c.display())),
+        }
     }
     clear_products(&work);
 
     // The arches are built side by side (opt of the whole library is the long step, one core
     // each); each arch's compile jobs share the NUM_JOBS slots.
     let per_arch = (jobs() / bc_arches.len()).max(1);
-    let results: Vec<(String, PathBuf, Result<(), String>)> = std::thread::scope(|s| {
+    // Each step says how long it took (wall seconds, on a machine that may run other work).
+    let secs = |t: std::time::Instant| t.elapsed().as_secs();
+    let results: Vec<(String, PathBuf, Result<(), String>, u64)> = std::thread::scope(|s| {
         let handles: Vec<_> = bc_arches
             .iter()
             .map(|(arch, tc)| {
                 let work = &work;
                 s.spawn(move || {
+                    let t = std::time::Instant::now();
                     let dest = work.join(format!("librocshmem_device_{}.bc", file_arch(arch)));
                     let r = build_bitcode(tc, root, work, arch, &dest, per_arch);
-                    (arch.clone(), dest, r)
+                    (arch.clone(), dest, r, secs(t))
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut built = Vec::new();
-    for ((arch, dest, r), (_, tc)) in results.into_iter().zip(&bc_arches) {
+    for ((arch, dest, r, took), (_, tc)) in results.into_iter().zip(&bc_arches) {
         match r {
             Ok(()) => {
-                warn(&format!("AMD device bitcode ({arch}, clang {}): {}", tc.major, dest.display()));
+                warn(&format!("AMD device bitcode ({arch}, clang {}, {took} s): {}", tc.major, dest.display()));
                 built.push((arch.clone(), work.join(format!("bc-{}", file_arch(&arch))).join("rdc.bc")));
             }
             // One arch failing (e.g. a builtin its clang lacks) does not cost the others.
@@ -588,12 +727,14 @@ pub fn build(root: &Path, out: &Path) {
     let mut archive_arches: Vec<String> = Vec::new();
     if !rdc_arches.is_empty() {
         let dest = work.join("librocshmem_device.a");
+        let t = std::time::Instant::now();
         match build_archive(&primary, root, &work, &rdc_arches, &built, &dest) {
             Ok(()) => {
                 warn(&format!(
-                    "AMD device library ({}, -fgpu-rdc{}): {}",
+                    "AMD device library ({}, -fgpu-rdc{}, {} s): {}",
                     rdc_arches.join(", "),
                     if primary.from_hipcc { ", hipcc's clang" } else { "" },
+                    secs(t),
                     dest.display()
                 ));
                 archive_arches = rdc_arches;
@@ -601,7 +742,25 @@ pub fn build(root: &Path, out: &Path) {
             Err(e) => fail(format!("librocshmem_device.a: {e}")),
         }
     }
-    // What the CMake build stages and installs; the hash marks the products current.
+    // The stream kernels, for the arches of the archive (one compiler).
+    let mut stream: Vec<String> = Vec::new();
+    if !archive_arches.is_empty() {
+        let t = std::time::Instant::now();
+        match build_stream_modules(&primary, root, &work, &archive_arches, jobs()) {
+            Ok(names) => {
+                warn(&format!(
+                    "AMD stream kernels ({}, {} s): {}",
+                    archive_arches.join(", "),
+                    secs(t),
+                    names.iter().map(|n| work.join(n).display().to_string()).collect::<Vec<_>>().join(", ")
+                ));
+                stream = names;
+            }
+            Err(e) => fail(format!("the *_on_stream kernels: {e}")),
+        }
+    }
+    // What the CMake build stages and installs (files), what build.rs embeds (stream); the hash
+    // marks the products current.
     let bc_names: Vec<String> = built.iter().map(|(a, _)| file_arch(a).to_string()).collect();
     let mut files: Vec<String> = bc_names.iter().map(|a| format!("librocshmem_device_{a}.bc")).collect();
     if !archive_arches.is_empty() {
@@ -611,12 +770,72 @@ pub fn build(root: &Path, out: &Path) {
         return;
     }
     let text = format!(
-        "archive_arches={}\nbitcode_arches={}\nfiles={}\n",
+        "archive_arches={}\nbitcode_arches={}\nfiles={}\nstream={}\n",
         archive_arches.join(";"),
         bc_names.join(";"),
-        files.join(";")
+        files.join(";"),
+        stream.join(";")
     );
     if let Err(e) = std::fs::write(&manifest, text).and_then(|_| std::fs::write(work.join("inputs.hash"), &hash)) {
         warn(&format!("AMD products manifest not written: {e}"));
     }
+    if let Some(c) = &cache {
+        if let Err(e) = to_cache(&work, c) {
+            warn(&format!("AMD products not cached in {}: {e}", c.display()));
+        }
+    }
+}
+
+/// The product files products.txt in `work` lists (staged ones, then the stream kernels).
+fn product_files(work: &Path) -> Option<Vec<String>> {
+    let m = std::fs::read_to_string(work.join("products.txt")).ok()?;
+    Some(
+        m.lines()
+            .filter_map(|l| l.strip_prefix("files=").or_else(|| l.strip_prefix("stream=")))
+            .flat_map(|f| f.split(';'))
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// Copies the products of an earlier build with the same inputs from `cache` (a folder named by
+/// the inputs hash under `$ROCSHMEM_AMD_CACHE`) into `work`: true when it had them all.
+fn from_cache(cache: &Path, work: &Path, hash: &str) -> Result<bool, String> {
+    let Some(files) = product_files(cache) else { return Ok(false) };
+    if !files.iter().all(|f| cache.join(f).is_file()) {
+        return Ok(false);
+    }
+    for f in files.iter().map(String::as_str).chain(["products.txt"]) {
+        std::fs::copy(cache.join(f), work.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    std::fs::write(work.join("inputs.hash"), hash).map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// Keeps this build's products in `cache` for later builds with the same inputs (written to a
+/// temporary folder, then renamed, so that a reader never sees half of it), and removes all but
+/// the four newest entries beside it.
+fn to_cache(work: &Path, cache: &Path) -> Result<(), String> {
+    let files = product_files(work).ok_or("no products.txt")?;
+    let parent = cache.parent().ok_or("no parent")?;
+    let tmp = parent.join(format!(".tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+    for f in files.iter().map(String::as_str).chain(["products.txt"]) {
+        std::fs::copy(work.join(f), tmp.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    let _ = std::fs::remove_dir_all(cache);
+    std::fs::rename(&tmp, cache).map_err(|e| e.to_string())?;
+    let mut entries: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(parent)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    entries.sort();
+    for (_, old) in entries.iter().rev().skip(4) {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(())
 }

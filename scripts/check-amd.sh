@@ -1,30 +1,39 @@
 #!/usr/bin/env bash
-# Builds the AMD device library (device/amd_build.rs) with Debian's HIP 5.2 and checks it:
+# Builds the AMD device library (device/amd_build.rs) with a HIP toolchain (Debian 12's HIP 5.2 by
+# default) and checks it:
 #  - every librocshmem_device_<arch>.bc defines each extern "C" name of the TSV rows
 #    `D(extern C, bitcode)` of ctests/data/rocshmem-api-names.tsv (unprefixed on GPUs; the host
 #    platform's copies carry rocshmemi_bc_), and the globals ROCSHMEM_CTX_DEFAULT (16 bytes),
 #    ROCSHMEM_TEAM_WORLD and ROCSHMEM_TEAM_SHARED (8 bytes each);
 #  - librocshmem_device.a (and a staged librocshmem.a) holds device code for every built arch
 #    and the host glue rocshmemi_device_globals_set;
+#  - the stream kernels' bundles (stream_core.hipfb, stream_reduce.hipfb, embedded in
+#    librocshmem.so) hold a code object for every arch of the archive, each defining every
+#    kernel of device/stream/kernels.hpp and reduce_list.inc and the device globals;
 #  - with CHECK_AMD_LINK=1, a user kernel (ctests/amd/link_kernel.cpp) compiles and device-links
 #    against it with -fgpu-rdc (slow: LTO of the library for every arch).
 # Exits non-zero on any miss. No AMD GPU is needed.
 #
-# Environment: ROCSHMEM_GPU_TARGETS (default "gfx90a;gfx908;gfx940"; with CHECK_AMD_ALL=1 an arch
-# the build skipped is a failure); AMD_OUT=<dir> checks an
-# existing OUT_DIR/amd, or a CMake build's lib/ folder (scripts/test.sh: build/lib, which also
-# has the combined librocshmem.a), instead of building.
+# Environment: ROCSHMEM_GPU_TARGETS (default "gfx90a;gfx908"; with CHECK_AMD_ALL=1 an arch
+# the build skipped is a failure); AMD_OUT=<dir> checks an existing OUT_DIR/amd, or a CMake
+# build's lib/ folder (scripts/test.sh: build/lib, which also has the combined librocshmem.a),
+# instead of building; CHECK_AMD_LLVM=<N> (default 15, HIP 5.2's clang) is the LLVM version of
+# the toolchain (its tools <tool>-N must be on the PATH; other versions than 15 are not
+# installed here: scripts/rocm-sid.sh makes today's). Without AMD_OUT the products are built
+# by device/amd_main.rs (the build code without cargo) into $AMD_CHECK_DIR/amd
+# (default target/amd-check-<N>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export ROCSHMEM_GPU_TARGETS="${ROCSHMEM_GPU_TARGETS:-gfx90a;gfx908;gfx940}"
-LLVM=15   # HIP 5.2's clang (hipcc runs clang++-15 on Debian 12)
+export ROCSHMEM_GPU_TARGETS="${ROCSHMEM_GPU_TARGETS:-gfx90a;gfx908}"
+LLVM=${CHECK_AMD_LLVM:-15}
 
 # 1. Tools. Debian 12: hipcc (clang-15 comes with it), libamdhip64-dev, rocm-device-libs;
 #    llvm-15 has llvm-link-15 / opt-15 / llvm-nm-15 / llvm-dis-15 / llvm-extract-15 / llc-15 /
 #    llvm-ar-15; clang-tools-15 has clang-offload-bundler; lld-15 is the amdgcn linker;
 #    clang-16 / llvm-16 are the newer candidates (arches clang-15 does not know).
 need=()
+if [ "$LLVM" = 15 ]; then
 command -v hipcc >/dev/null || need+=(hipcc)
 [ -f /usr/include/hip/hip_runtime.h ] || [ -f /opt/rocm/include/hip/hip_runtime.h ] || need+=(libamdhip64-dev)
 compgen -G '/usr/lib/*/amdgcn/bitcode/ockl.bc' >/dev/null || [ -f /opt/rocm/amdgcn/bitcode/ockl.bc ] || need+=(rocm-device-libs)
@@ -34,6 +43,7 @@ done
 command -v "clang-offload-bundler-$LLVM" >/dev/null || need+=("clang-tools-$LLVM")
 command -v "ld.lld-$LLVM" >/dev/null || need+=("lld-$LLVM")
 command -v clang++-16 >/dev/null || need+=(clang-16 llvm-16)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "check-amd: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -42,12 +52,18 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 BUNDLER="clang-offload-bundler-$LLVM"
 
-# 2. Build (ROCSHMEM_AMD=require: a missing compiler or a failed compile fails the build).
+# 2. Build (ROCSHMEM_AMD=require: a missing compiler or a failed compile fails the build) with
+#    the build code alone (device/amd_main.rs), not cargo: the Rust core is not rebuilt.
 if [ -z "${AMD_OUT:-}" ]; then
-  echo "check-amd: cargo build with ROCSHMEM_GPU_TARGETS=$ROCSHMEM_GPU_TARGETS"
-  ROCSHMEM_AMD=require cargo build --target-dir "${CARGO_TARGET_DIR:-target}" 2>&1 | grep -E "warning: .*rocshmem: |^error|panicked" || true
-  AMD_OUT=$(ls -dt "${CARGO_TARGET_DIR:-target}"/debug/build/rocshmem-*/out/amd 2>/dev/null | head -1 || true)
-  [ -n "$AMD_OUT" ] || { echo "check-amd: FAIL: no target/debug/build/rocshmem-*/out/amd (build failed?)"; exit 1; }
+  dir="${AMD_CHECK_DIR:-target/amd-check-$LLVM}"
+  mkdir -p "$dir"
+  rustc --edition 2024 -O device/amd_main.rs -o "$dir/amd-build"
+  echo "check-amd: building with ROCSHMEM_GPU_TARGETS=$ROCSHMEM_GPU_TARGETS (${HIPCC:-hipcc})"
+  start=$(date +%s)
+  ROCSHMEM_AMD=require "$dir/amd-build" "$PWD" "$dir" | sed -n 's/^cargo:warning=/check-amd: /p' ||
+    { echo "check-amd: FAIL: the AMD device build failed (above)"; exit 1; }
+  echo "check-amd: built in $(($(date +%s) - start)) s"
+  AMD_OUT="$dir/amd"
 fi
 # Absolute: the archive checks below extract members in a scratch folder.
 AMD_OUT=$(cd "$AMD_OUT" && pwd) || { echo "check-amd: FAIL: no folder $AMD_OUT"; exit 1; }
@@ -108,7 +124,7 @@ check_archive() {  # <archive> <member or ""> <label>
   if [ -n "$2" ]; then (cd "$x" && "llvm-ar-$LLVM" x "$1" "$2"); else (cd "$x" && "llvm-ar-$LLVM" x "$1"); fi
   bundles=$(for o in "$x"/*.o; do "$BUNDLER" --list --type=o --input="$o"; done | sort -u)
   for arch in "${built[@]}"; do
-    if echo "$bundles" | grep -Eq "^hip-amdgcn-amd-amdhsa-+$arch(:|$)"; then
+    if grep -Eq "^hip-amdgcn-amd-amdhsa-(unknown)?-?$arch(:|$)" <<<"$bundles"; then
       echo "check-amd: $3: device code for $arch"
     else
       echo "check-amd: FAIL: $3 has no device code for $arch (bundles: $(echo $bundles))"
@@ -139,7 +155,49 @@ else
   fi
 fi
 
-# 5. Optional: a user kernel device-links against the archive (-fgpu-rdc, as upstream's apps).
+# 5. The stream kernels' bundles (built for the archive's arches; a CMake build keeps them in
+#    cargo's OUT_DIR, embedded in librocshmem.so): a code object per arch defining every kernel
+#    of the two lists and the device globals the core fills.
+sdir="$AMD_OUT"
+if [ ! -f "$sdir/stream_core.hipfb" ]; then
+  m=$(ls -t "$AMD_OUT"/../cargo/*/build/rocshmem-*/out/amd/products.txt 2>/dev/null | head -1 || true)
+  [ -n "$m" ] && sdir=$(dirname "$m")
+fi
+#    CHECK_AMD_STREAM=0 leaves them out (an installed package: they are inside librocshmem.so).
+if [ -f "$lib" ] && [ "${CHECK_AMD_STREAM:-1}" = 1 ]; then
+  core=$(sed -n '/define ROCSHMEM_STREAM_CORE_KERNELS/,/^$/p' device/stream/kernels.hpp | grep -o 'X([a-z_]*)' |
+         sed 's/X(\(.*\))/rocshmemi_stream_\1/')
+  reduce=$(grep '^X(' device/stream/reduce_list.inc | awk -F', *' '{ print "rocshmemi_stream_reduce_" $2 "_" $3 }')
+  globals="ROCSHMEM_CTX_DEFAULT ROCSHMEM_TEAM_WORLD ROCSHMEM_TEAM_SHARED"
+  for mod in core reduce; do
+    fb="$sdir/stream_$mod.hipfb"
+    if [ ! -f "$fb" ]; then echo "check-amd: FAIL: no $fb"; fail=1; continue; fi
+    if [ $mod = core ]; then want_k=$core; else want_k=$reduce; fi
+    nk=$(echo "$want_k" | grep -c .)
+    ids=$("$BUNDLER" --list --type=o --input="$fb")
+    for arch in "${built[@]}"; do
+      id=$(grep -E "^hipv4-amdgcn-amd-amdhsa-(unknown)?-?$arch(:|$)" <<<"$ids" | head -1 || true)
+      if [ -z "$id" ]; then echo "check-amd: FAIL: $fb has no code object for $arch ($(echo $ids))"; fail=1; continue; fi
+      co="$names.d.co"
+      "$BUNDLER" --unbundle --type=o --input="$fb" --targets="$id" --output="$co"
+      syms=$("llvm-readelf-$LLVM" --dyn-syms "$co" | awk '{ print $8 }' | sort -u)
+      head=$("llvm-readobj-$LLVM" --file-headers "$co")
+      mach=$(echo "$arch" | tr '[:lower:]' '[:upper:]')
+      # (here-strings, not `echo | grep -q`: grep stops early and pipefail would see echo's SIGPIPE)
+      grep -q "EF_AMDGPU_MACH_AMDGCN_$mach " <<<"$head" ||
+        { echo "check-amd: FAIL: stream_$mod ($arch) is not an AMDGPU code object for $arch"; fail=1; }
+      miss=$(for k in $want_k; do echo "$k"; echo "$k.kd"; done | cat - <(tr ' ' '\n' <<<"$globals") | sort -u |
+             comm -23 - <(sort -u <<<"$syms") | tr '\n' ' ')
+      if [ -n "$miss" ]; then
+        echo "check-amd: FAIL: stream_$mod ($arch) lacks: $(cut -c1-300 <<<"$miss")"; fail=1
+      else
+        echo "check-amd: $arch: stream_$mod: $nk kernels and the 3 device globals in the code object"
+      fi
+    done
+  done
+fi
+
+# 6. Optional: a user kernel device-links against the archive (-fgpu-rdc, as upstream's apps).
 if [ "${CHECK_AMD_LINK:-0}" = 1 ] && [ -f "$lib" ]; then
   offload=(); for a in "${built[@]}"; do offload+=("--offload-arch=$a"); done
   hip=(--rocm-path=/usr)

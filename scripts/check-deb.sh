@@ -7,8 +7,10 @@
 # check that they left nothing behind.
 #   scripts/check-deb.sh [BUILD_DIR]
 # BUILD_DIR: a CMake build of this checkout (CI: build). The package build then reuses its cargo
-# products (debian/rules: ROCSHMEM_DEB_CARGO_TARGET_DIR) with the same AMD arches, and builds
-# without the AMD device library when that build has none. Without it: a full package build.
+# products (debian/rules: ROCSHMEM_DEB_CARGO_TARGET_DIR) with the same AMD arches and hipcc
+# (ROCSHMEM_HIPCC: CI's is today's ROCm, scripts/rocm-sid.sh), so nothing is compiled again, and
+# builds without the AMD device library when that build has none. Without it: a full package
+# build (Debian 12's HIP 5.2).
 # The clean root (mmdebstrap: Debian 12 with gcc, g++, make, cmake, pkg-config, python3, from
 # this machine's apt sources) is made once and kept in $ROCSHMEM_DEB_ROOT (default
 # /var/cache/rocshmem/bookworm-root); every run works in an overlay on it and leaves it clean.
@@ -36,12 +38,19 @@ major=${version%%.*}
 # ---- 1. build the packages
 t0=$(date +%s)
 profile=""
+llvm_major=""
+llvm_bin=""
 if [ -n "$build" ]; then
   build=$(cd "$build" && pwd)
   export ROCSHMEM_DEB_CARGO_TARGET_DIR="$build/cargo"
   if [ -f "$build/lib/librocshmem_device.a" ]; then
     targets=$(sed -n 's/^ROCSHMEM_GPU_TARGETS:STRING=//p' "$build/CMakeCache.txt")
     if [ -n "$targets" ]; then export ROCSHMEM_GPU_TARGETS="$targets"; fi
+    hipcc=$(sed -n 's/^ROCSHMEM_HIPCC:FILEPATH=//p' "$build/CMakeCache.txt")
+    if [ -n "$hipcc" ]; then export HIPCC="$hipcc"; fi
+    # The packaged device library is checked below with the LLVM tools of that hipcc's clang.
+    llvm_major=$("${hipcc:-hipcc}" --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+    llvm_bin=$(sed -n 's/^ROCSHMEM_AMD_LLVM_BIN:PATH=//p' "$build/CMakeCache.txt")
   else
     profile=pkg.rocshmem.noamd
   fi
@@ -79,10 +88,12 @@ grep -v "root privileges is not recommended" "$work/lintian.log" | sed 's/^/  /'
 say "lintian: no errors or warnings ($(( $(date +%s) - t0 )) s)"
 
 # The AMD device library as packaged (dh_strip has been over the archives): every arch's
-# bitcode entry points and globals, device code and host glue in both archives.
+# bitcode entry points and globals, device code and host glue in both archives (the stream
+# kernels are inside librocshmem.so: the build's check-amd covers them).
 if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep "librocshmem_device.a$" >/dev/null; then
   dpkg-deb -x "$work/debs/librocshmem-dev_${version}_${arch}.deb" "$work/dev"
-  AMD_OUT=$(echo "$work"/dev/usr/lib/*/) CHECK_AMD_ALL=1 ./scripts/check-amd.sh >"$work/amd.log" 2>&1 ||
+  PATH="${llvm_bin:+$llvm_bin:}$PATH" CHECK_AMD_LLVM="${llvm_major:-15}" AMD_OUT=$(echo "$work"/dev/usr/lib/*/) \
+    CHECK_AMD_ALL=1 CHECK_AMD_STREAM=0 ./scripts/check-amd.sh >"$work/amd.log" 2>&1 ||
     { cat "$work/amd.log"; fail "the AMD device library in librocshmem-dev"; }
   say "librocshmem-dev: $(tail -1 "$work/amd.log" | sed 's/^check-amd: //')"
 fi

@@ -2,32 +2,55 @@
 # Quick start, step 2: build everything and run the whole test suite (what CI runs).
 #   ./scripts/test.sh
 # Steps: dependencies, Rust format/lint/unit tests, a CMake build of the library, examples and tests
-# (with the AMD device library for gfx90a, gfx908 and gfx940: Debian's HIP 5.2, no GPU needed),
-# every ctest (C/C++ tests at 1-8 PEs, MPI, unique id, Python ctypes, name coverage, ABI,
-# generated files committed, the exported ABI against abi/librocshmem.abi), the AMD bitcode and
-# code-object checks, an install consumed through find_package and pkg-config (host programs,
-# and the HIP examples built with hipcc), and the Debian packages (scripts/check-deb.sh).
+# (with the AMD device library for gfx942, gfx950, gfx90a, gfx1100 and gfx1201 built by today's
+# ROCm from a Debian sid root that scripts/rocm-sid.sh makes once and keeps; no GPU needed), every
+# ctest (C/C++ tests at 1-8 PEs, MPI, unique id, Python ctypes, name coverage, ABI, generated
+# files committed, the exported ABI against abi/librocshmem.abi, memory ordering in the
+# gfx942/gfx950 ISA), the AMD bitcode and code-object checks (and the device library built and
+# checked with Debian 12's HIP 5.2, the oldest supported, for gfx90a and gfx908), an install
+# consumed through find_package and pkg-config (host programs; the HIP examples and a HIP project
+# built with today's ROCm for gfx942 and gfx950, and the HIP examples with HIP 5.2 for gfx90a),
+# and the Debian packages (scripts/check-deb.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh --test
 
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+took() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
 
 echo "== Rust: format, lints, unit tests"
 cargo fmt --check
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --quiet
 
-echo "== build (CMake drives cargo; the AMD device library too)"
-# The AMD arches CI builds, all by HIP 5.2's clang-15 (archive and bitcode; clang-16 would take
-# an arch clang-15 does not know, bitcode only). Reused by later runs while device/ is unchanged.
-AMD_TARGETS="gfx90a;gfx908;gfx940"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" >/dev/null
+echo "== today's ROCm (a Debian sid root, made once and kept: scripts/rocm-sid.sh)"
+start=$(date +%s)
+SID_BIN=$(./scripts/rocm-sid.sh bin)
+echo "$("$SID_BIN/hipcc" --version | head -2 | tr '\n' ' ')(ready in $(($(date +%s) - start)) s)"
+# The AMD products are kept by their inputs' hash and reused while device/ is unchanged.
+export ROCSHMEM_AMD_CACHE="${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}/amd"
+
+echo "== build (CMake drives cargo; the AMD device library with today's ROCm)"
+# The arches of the GPUs in service; all built by the sid root's clang (archive, bitcode, stream
+# kernels), reached through the wrappers of rocm-sid.sh.
+AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
+start=$(date +%s)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
+  -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
 cmake --build build -j"$(nproc)"
+took build "$start"
 
 echo "== AMD device library: entry points and globals in each arch's bitcode, code objects in the archives"
-AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 ./scripts/check-amd.sh
+start=$(date +%s)
+PATH="$SID_BIN:$PATH" CHECK_AMD_LLVM=21 AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 \
+  ./scripts/check-amd.sh
+took "check-amd, today's ROCm" "$start"
+echo "== the same with HIP 5.2 (Debian 12: the oldest toolchain supported), gfx90a and gfx908"
+start=$(date +%s)
+AMD_TARGETS_OLD="gfx90a;gfx908"
+ROCSHMEM_GPU_TARGETS="$AMD_TARGETS_OLD" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh
+took "check-amd, HIP 5.2" "$start"
 
 echo "== name coverage against upstream's list (also a ctest)"
 python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
@@ -35,11 +58,22 @@ python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv
   c++ include build/device_name_coverage
 
 echo "== ctest"
+start=$(date +%s)
 ctest --test-dir build --output-on-failure -j2 --timeout 300
+took ctest "$start"
 
 echo "== install and consume"
-./ctests/install/check_install.sh build
+start=$(date +%s)
+# HIP consumers: with today's ROCm (inside the sid root) for gfx942 and gfx950; then the HIP 5.2
+# device library (check-amd above) over the same host library, with this machine's HIP 5.2, for
+# gfx90a alone (each program's device link costs a minute per arch; gfx908 takes the same path).
+ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" \
+  ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="gfx90a" \
+  ./ctests/install/check_install.sh build
+took "install and consume" "$start"
 
 echo "== Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
+start=$(date +%s)
 ./scripts/check-deb.sh build
+took "Debian packages" "$start"
 echo "== all tests passed"

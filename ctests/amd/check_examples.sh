@@ -2,7 +2,7 @@
 # The HIP examples as a separate user project (examples/hip/CMakeLists.txt) against an
 # installed rocSHMEM with the AMD device library: find_package(rocshmem), hipcc, -fgpu-rdc.
 # Builds every example for the given arches and checks, without an AMD GPU:
-#  - each program's embedded code objects cover every arch (roc-obj-ls);
+#  - each program's embedded code objects cover every arch (roc-obj-ls, or the bundler);
 #  - each program exports rocshmemi_device_globals_set (the core finds it with dlsym at init),
 #    except the module host, which links only the host library;
 #  - each module code object rocshmem_module_kernel_<arch>.co is an amdgcn ELF for that arch
@@ -25,7 +25,8 @@ cmake --build "$work" -j"$(nproc)" >"$work.build.log" 2>&1 ||
 echo "amd-examples: built for $arches in $(($(date +%s) - start)) s"
 
 # LLVM tools of hipcc's clang.
-major=$(hipcc --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+. "$here/programs.sh"
+major=$amd_clang_major
 readelf=$(command -v "llvm-readelf-$major" || command -v llvm-readelf) ||
   { echo "amd-examples: FAIL: no llvm-readelf (llvm-$major)"; exit 1; }
 readobj=$(command -v "llvm-readobj-$major" || command -v llvm-readobj) ||
@@ -37,13 +38,7 @@ for exe in rocshmem_getmem_test rocshmem_put_signal_test rocshmem_allreduce_test
   f="$work/$exe"
   [ -x "$f" ] || { echo "amd-examples: FAIL: $exe was not built"; fail=1; continue; }
   if [ "$exe" != rocshmem_module_test ]; then
-    objs=$(roc-obj-ls "$f" 2>/dev/null | awk '{ print $2 }')
-    for a in $(echo "$arches" | tr ';' ' '); do
-      echo "$objs" | grep -Eq "^hipv4-amdgcn-amd-amdhsa-+${a%%:*}(:|$)" ||
-        { echo "amd-examples: FAIL: $exe has no code object for $a ($(echo $objs))"; fail=1; }
-    done
-    nm -D --defined-only "$f" | grep -q " T rocshmemi_device_globals_set$" ||
-      { echo "amd-examples: FAIL: $exe does not export rocshmemi_device_globals_set"; fail=1; }
+    amd_check_program amd-examples "$f" "$arches" || fail=1
   fi
 done
 for a in $(echo "$arches" | tr ';' ' '); do
@@ -89,11 +84,7 @@ for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib"; do
     grep -E "undefined reference|error" "$exe.log" | head -5
     echo "amd-examples: FAIL: $1 does not link with upstream's line ($line): $undef undefined references"; fail=1; continue
   fi
-  objs=$(roc-obj-ls "$exe" 2>/dev/null | awk '{ print $2 }')
-  for a in $(echo "$arches" | tr ';' ' '); do
-    echo "$objs" | grep -Eq "^hipv4-amdgcn-amd-amdhsa-+${a%%:*}(:|$)" ||
-      { echo "amd-examples: FAIL: $1 ($line) has no code object for $a"; fail=1; }
-  done
+  amd_has_code_objects "amd-examples: $1 ($line)" "$exe" "$arches" || fail=1
   nm "$exe" | grep -q " T rocshmemi_device_globals_set$" ||
     { echo "amd-examples: FAIL: $1 ($line) does not contain the device glue rocshmemi_device_globals_set"; fail=1; }
   echo "amd-examples: $1: links with $line"

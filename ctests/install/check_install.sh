@@ -3,8 +3,9 @@
 # installed files only: CMake find_package(rocshmem) (shared and static library) and
 # pkg-config; the same through DESTDIR (as distro packaging installs). When the build made the
 # AMD device library: librocshmem.so still needs nothing of ROCm, the host programs above still
-# link the static librocshmem.a that holds device code, and the HIP examples build as a user
-# project for gfx90a and gfx908 (ctests/amd/check_examples.sh; no AMD GPU needed).
+# link the static librocshmem.a that holds device code, and the HIP examples and a HIP project
+# build as user projects (ctests/amd/check_examples.sh, check_consumer_hip.sh; no AMD GPU
+# needed), with the toolchains and arches of the environment below.
 # usage: check_install.sh <build dir>
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,5 +51,30 @@ if [ -f "$work/prefix/lib/librocshmem_device.a" ]; then
   fi
   echo "install: librocshmem.so needs only: $(echo $needed)"
   ls "$work/prefix/lib"/librocshmem_device_*.bc >/dev/null
-  "$here/../amd/check_examples.sh" "$work/prefix" "$work/hip-examples" "gfx90a;gfx908"
+  # The HIP examples and a HIP project (HIP language, find_package(hip)) against this install,
+  # built by the toolchain that built its device library: $ROCSHMEM_HIP_RUN runs it (a command
+  # prefix; scripts/test.sh: the Debian sid root of today's ROCm; empty: this machine's hipcc),
+  # for the arches $ROCSHMEM_HIP_ARCHES.
+  arches=${ROCSHMEM_HIP_ARCHES:-gfx90a;gfx908}
+  # shellcheck disable=SC2086
+  $ROCSHMEM_HIP_RUN "$here/../amd/check_examples.sh" "$work/prefix" "$work/hip-examples" "$arches"
+  # shellcheck disable=SC2086
+  $ROCSHMEM_HIP_RUN "$here/../amd/check_consumer_hip.sh" "$work/prefix" "$work/hip-consumer" "$arches"
+  # Another toolchain's device library over the same host library ($ROCSHMEM_HIP_OLD_AMD_DIR:
+  # the products of scripts/check-amd.sh, e.g. Debian 12's HIP 5.2), staged into a copy of the
+  # install as the build stages its own (cmake/stage_amd.cmake), and the HIP examples built
+  # against that copy with this machine's hipcc for $ROCSHMEM_HIP_OLD_ARCHES.
+  if [ -n "${ROCSHMEM_HIP_OLD_AMD_DIR:-}" ]; then
+    old="$work/prefix-old"
+    cp -a "$work/prefix" "$old"
+    ar=$(sed -n 's/^ROCSHMEM_LLVM_AR:FILEPATH=//p' "$build/CMakeCache.txt")
+    profile=$(sed -n 's/^ROCSHMEM_CARGO_PROFILE:STRING=//p' "$build/CMakeCache.txt")
+    [ "$profile" = dev ] && profile=debug
+    objcopy=$(sed -n 's/^CMAKE_OBJCOPY:FILEPATH=//p' "$build/CMakeCache.txt")
+    cmake -DCARGO_OUT="$build/cargo/${profile:-release}" -DSTAGE_LIB="$old/lib" -DMODE=REQUIRE -DNVIDIA=OFF \
+      -DAMD_DIR="$(cd "$ROCSHMEM_HIP_OLD_AMD_DIR" && pwd)" -DAR="$ar" -DOBJCOPY="${objcopy:-objcopy}" \
+      -DOUT_CMAKE="$old/lib/cmake/rocshmem/rocshmem-amd.cmake" -P "$here/../../cmake/stage_amd.cmake" >/dev/null
+    rm -f "$old/lib/.librocshmem-core.a"
+    "$here/../amd/check_examples.sh" "$old" "$work/hip-examples-old" "${ROCSHMEM_HIP_OLD_ARCHES:-gfx90a;gfx908}"
+  fi
 fi

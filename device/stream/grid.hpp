@@ -1,6 +1,6 @@
 /**
  * @file grid.hpp
- * The stream helper kernels as the core launches them (ptx_core.cu, ptx_reduce.cu,
+ * The stream helper kernels as the core launches them (module_core.cu, module_reduce.cu,
  * host_launch.cpp): the bodies of kernels.hpp, except that the collectives
  * (alltoallmem, broadcastmem, the typed reductions) spread their data over every work-group of
  * the grid they are launched with. The core chooses the grid by size (src/stream/mod.rs,

@@ -5,8 +5,11 @@
  * used three ways:
  *  - host platform: host_launch.cpp runs them on the host launcher's CPU threads, from the
  *    core's ordered host queues (src/stream/host.rs);
- *  - NVIDIA: ptx_core.cu / ptx_reduce.cu compile them to PTX at build time (build.rs); the core
- *    loads that PTX and launches them with cuLaunchKernel on the caller's stream;
+ *  - NVIDIA: module_core.cu / module_reduce.cu compile them to PTX at build time (build.rs); the
+ *    core loads that PTX and launches them with cuLaunchKernel on the caller's stream;
+ *  - AMD: the same two files compile to code objects for every arch of the device build
+ *    (device/amd_build.rs); the core loads them with hipModuleLoadData and launches them with
+ *    hipModuleLaunchKernel on the caller's stream;
  *  - GPU builds of the device library: device/gen/api_stream.cpp defines upstream's public
  *    `rocshmem_*_kernel` names over the same bodies.
  * Every internal kernel takes one rocshmem_stream_args (stream_args.h) by value.

@@ -17,6 +17,7 @@
 //! `CUdeviceptr` is a 64-bit integer.
 
 use super::host::HostRuntime;
+use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
 use crate::error::{Error, Result};
 use libloading::Library;
@@ -284,14 +285,12 @@ pub struct CudaRuntime {
     stream: usize,
     n_devices: usize,
     peers_unreachable: Vec<c_int>,
-    /// The helper kernels of the `*_on_stream` calls (see [`stream_kernels`]).
-    streams: Arc<stream_kernels::Modules>,
+    /// The helper kernels of the `*_on_stream` calls (see [`super::modules`]).
+    streams: Arc<super::modules::Modules>,
     /// Multiprocessors of the device: the most work-groups of a stream collective.
     sm_count: u32,
-    /// The heaps are host memory registered with the GPU ([`GpuRuntime::use_host_heap`]).
-    host_heap: std::sync::atomic::AtomicBool,
-    /// Non-blocking stream of [`GpuRuntime::copy_beside_kernels`] (created on first use).
-    side_stream: std::sync::OnceLock<usize>,
+    /// The heaps in registered host memory, for RO ([`GpuRuntime::use_host_heap`]).
+    host_heaps: HostHeaps<Cuda>,
 }
 
 impl CudaRuntime {
@@ -363,71 +362,19 @@ impl CudaRuntime {
              peer access {t_peers:.1}, stream {:.1}",
             ms(t0)
         );
+        let cuda = Arc::new(cuda);
         Ok(CudaRuntime {
-            cuda: Arc::new(cuda),
+            host_heaps: HostHeaps::new(Arc::clone(&cuda)),
+            cuda,
             host: HostRuntime::new(),
             device,
             how_chosen,
             stream: stream as usize,
             n_devices: n,
             peers_unreachable,
-            streams: Arc::new(stream_kernels::Modules::default()),
+            streams: Arc::new(super::modules::Modules::default()),
             sm_count,
-            host_heap: std::sync::atomic::AtomicBool::new(false),
-            side_stream: std::sync::OnceLock::new(),
         })
-    }
-
-    fn host_heap(&self) -> bool {
-        self.host_heap.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Registers host mapping `seg` with the GPU (Portable | Mapped) and checks that device
-    /// code reaches it at the same address; the segment then unregisters before it unmaps.
-    fn register(&self, seg: Segment, what: &str) -> Result<Segment> {
-        let c = &self.cuda;
-        // SAFETY: a live mapping of `seg.len` bytes.
-        c.check(&format!("cudaHostRegister({what}, {} bytes)", seg.len), unsafe {
-            (c.rt.host_register)(seg.base.cast(), seg.len, CUDA_HOST_PORTABLE_MAPPED)
-        })?;
-        let keep = Arc::clone(c);
-        let seg = seg.release_first(Box::new(move |base, _| {
-            // SAFETY: registered above, unregistered once.
-            unsafe { (keep.rt.host_unregister)(base.cast()) };
-        }));
-        self.same_address(seg.base, what)?;
-        Ok(seg)
-    }
-
-    /// Device code uses host pointers as they are: the device address of registered or
-    /// mapped host memory must be the host address (unified addressing, every 64-bit CUDA
-    /// system).
-    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
-        let c = &self.cuda;
-        let mut d: *mut c_void = std::ptr::null_mut();
-        // SAFETY: `base` is registered or cudaHostAlloc memory; writes one pointer.
-        c.check(&format!("cudaHostGetDevicePointer({what})"), unsafe {
-            (c.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
-        })?;
-        if d.cast::<u8>() != base {
-            return Err(Error::Gpu(format!(
-                "{what}: the GPU maps host address {base:p} at {d:p}; the RO backend needs unified addressing"
-            )));
-        }
-        Ok(())
-    }
-
-    fn side_stream(&self) -> Result<Stream> {
-        if let Some(s) = self.side_stream.get() {
-            return Ok(*s as Stream);
-        }
-        let mut stream: Stream = std::ptr::null_mut();
-        // SAFETY: writes one handle.
-        self.cuda.check("cudaStreamCreateWithFlags", unsafe {
-            (self.cuda.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
-        })?;
-        // Two threads racing here: the loser's stream stays unused (one handle, never freed).
-        Ok(*self.side_stream.get_or_init(|| stream as usize) as Stream)
     }
 
     fn stream(&self) -> Stream {
@@ -515,42 +462,20 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
-        let seg = self.host.create_segment(name, len)?;
-        if self.host_heap() { self.register(seg, "this PE's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.create_segment(name, len)?, "this PE's heap")
     }
 
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
-        let seg = self.host.open_peer_segment(handle, len)?;
-        if self.host_heap() { self.register(seg, "a peer's heap") } else { Ok(seg) }
+        self.host_heaps.segment(self.host.open_peer_segment(handle, len)?, "a peer's heap")
     }
 
     fn use_host_heap(&self) -> Result<()> {
-        self.host_heap.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.host_heaps.enable();
         Ok(())
     }
 
     fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
-        let c = &self.cuda;
-        let len = len.max(1);
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer.
-        c.check(&format!("cudaHostAlloc({len} bytes, portable | mapped)"), unsafe {
-            (c.rt.host_alloc)(&mut p, len, CUDA_HOST_PORTABLE_MAPPED)
-        })?;
-        let keep = Arc::clone(c);
-        let seg = Segment::new(
-            p.cast(),
-            len,
-            Vec::new(),
-            Box::new(move |base, _| {
-                // SAFETY: from cudaHostAlloc, freed once.
-                unsafe { (keep.rt.free_host)(base.cast()) };
-            }),
-        );
-        // SAFETY: the whole allocation, host memory.
-        unsafe { std::ptr::write_bytes(seg.base, 0, len) };
-        self.same_address(seg.base, "the RO queues")?;
-        Ok(seg)
+        self.host_heaps.alloc_mapped(len)
     }
 
     fn is_device_memory(&self, addr: usize) -> bool {
@@ -577,14 +502,8 @@ impl GpuRuntime for CudaRuntime {
     }
 
     unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
-        let c = &self.cuda;
-        let s = self.side_stream()?;
-        // SAFETY: the caller's contract; our non-blocking stream.
-        c.check("cudaMemcpyAsync (RO staging)", unsafe {
-            (c.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, s)
-        })?;
-        // SAFETY: our stream.
-        c.check("cudaStreamSynchronize (RO staging)", unsafe { (c.rt.stream_synchronize)(s) })
+        // SAFETY: forwarded.
+        unsafe { self.host_heaps.copy_beside_kernels(dst, src, len) }
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -596,7 +515,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn separate_device_segment(&self) -> bool {
-        !self.host_heap()
+        !self.host_heaps.on()
     }
 
     fn create_device_segment(&self, len: usize) -> Result<Segment> {
@@ -689,7 +608,7 @@ impl GpuRuntime for CudaRuntime {
     }
 
     fn stream_kernels_start(&self) {
-        stream_kernels::start(&self.cuda, &self.streams, self.stream);
+        super::modules::start(&self.cuda, &self.streams, PACKS, PACKS_NOT_BUILT, self.stream);
     }
 
     fn stream_max_groups(&self) -> u32 {
@@ -709,7 +628,7 @@ impl GpuRuntime for CudaRuntime {
         threads: u32,
     ) -> Result<()> {
         let c = &self.cuda;
-        let f = self.streams.function(c, kernel)?;
+        let f = self.streams.function(c.as_ref(), kernel)?;
         let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
         let mut a = *args;
         let mut params = [(&mut a as *mut crate::stream::StreamArgs).cast::<c_void>()];
@@ -732,235 +651,172 @@ impl GpuRuntime for CudaRuntime {
 }
 
 /// The stream helper kernels on NVIDIA: two modules embedded at build time (build.rs,
-/// device/stream/ptx_*.cu), the 13 kernels of the untyped calls and the 163 reductions, each a
+/// device/stream/module_*.cu), the 13 kernels of the untyped calls and the 163 reductions, each a
 /// compressed container (src/stream/pack.rs) of its PTX and, when ptxas was there at build time,
-/// its sm_90 SASS, which loads without JIT. Init only starts a thread that loads the core module, fills its device globals with
-/// `Runtime::module_init` on the library's stream once the runtime is up, and then waits: the
-/// reductions' module (5 MB of PTX: measured 20.7 s to JIT on an H200 with a cold JIT cache,
-/// 30 ms cached) is loaded by the same thread when the first reduction asks for it, so a
-/// program that never reduces on a stream never pays for it (before, finalize waited 21 s for
-/// it). Kernels are resolved on demand; a launch waits for its module. A call made during
-/// graph capture never loads a module itself (the loader thread runs in relaxed capture mode,
-/// on its own non-blocking stream).
-mod stream_kernels {
-    use super::*;
-    use std::collections::HashMap;
-    use std::sync::{Condvar, Mutex};
+/// its sm_90 SASS, which loads without JIT; loaded by the thread of [`modules`](super::modules).
+#[cfg(rocshmem_stream_ptx)]
+const PACKS: Option<[&[u8]; 2]> = Some([
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.pack")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.pack")),
+]);
+#[cfg(not(rocshmem_stream_ptx))]
+const PACKS: Option<[&[u8]; 2]> = None;
 
-    /// Per module, its container (src/stream/pack.rs): PTX, and SASS for the architectures
-    /// ptxas compiled at build time, zstd-compressed.
-    #[cfg(rocshmem_stream_ptx)]
-    const PACKS: Option<[&[u8]; 2]> = Some([
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_core.pack")),
-        include_bytes!(concat!(env!("OUT_DIR"), "/stream_reduce.pack")),
-    ]);
-    #[cfg(not(rocshmem_stream_ptx))]
-    const PACKS: Option<[&[u8]; 2]> = None;
+const PACKS_NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
+                               NVPTX target at build time), so the *_on_stream calls are not available: rebuild it \
+                               with clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
+/// `CU_STREAM_CAPTURE_MODE_RELAXED`.
+const CAPTURE_MODE_RELAXED: c_int = 2;
 
-    const NOT_BUILT: &str = "librocshmem was built without its NVIDIA stream kernels (no LLVM clang >= 16 with the \
-                             NVPTX target at build time), so the *_on_stream calls are not available: rebuild it with \
-                             clang-16 installed, or ROCSHMEM_LLVM_BIN naming an LLVM bin folder";
-    /// `CU_STREAM_CAPTURE_MODE_RELAXED`.
-    const CAPTURE_MODE_RELAXED: c_int = 2;
-
-    #[derive(Default)]
-    struct State {
-        /// Per module (0: core, 1: reductions): the loaded module, or why it is not.
-        modules: [Option<std::result::Result<usize, String>>; 2],
-        started: bool,
-        /// A kernel of the reductions' module was asked for: the loader thread loads it.
-        reduce_wanted: bool,
-        /// Finalize: the loader thread stops instead of waiting for a request.
-        closing: bool,
-        functions: HashMap<String, usize>,
-    }
-
-    #[derive(Default)]
-    pub struct Modules {
-        state: Mutex<State>,
-        cv: Condvar,
-    }
-
-    impl Modules {
-        fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-            self.state.lock().unwrap_or_else(|e| e.into_inner())
-        }
-
-        fn set(&self, which: usize, r: std::result::Result<usize, String>) {
-            self.lock().modules[which] = Some(r);
-            self.cv.notify_all();
-        }
-
-        /// Stops the loader thread and waits until it is done with every module it started
-        /// (loaded or failed): it uses the runtime, so finalize must not free it under the thread
-        /// (measured: a segfault at exit in 12 of 104 short GPU tests while a module was still
-        /// JIT-loading). A reductions' module nobody asked for is not loaded.
-        pub fn wait_loaded(&self) {
-            let mut s = self.lock();
-            s.closing = true;
-            self.cv.notify_all();
-            while s.started && s.modules.iter().any(|m| m.is_none()) {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-        }
-
-        /// The loader thread, between the two modules: true once the reductions are wanted,
-        /// false if finalize came first.
-        fn reduce_requested(&self) -> bool {
-            let mut s = self.lock();
-            while !s.reduce_wanted && !s.closing {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            s.reduce_wanted
-        }
-
-        /// The kernel `rocshmemi_stream_<kernel>`, waiting for its module if it is still loading.
-        pub fn function(&self, c: &Cuda, kernel: &str) -> Result<*mut c_void> {
-            let which = usize::from(kernel.starts_with("reduce_"));
-            let mut s = self.lock();
-            if let Some(f) = s.functions.get(kernel) {
-                return Ok(*f as *mut c_void);
-            }
-            if !s.started {
-                return Err(Error::Gpu("the stream kernels were not started (rocshmem_init did not finish)".into()));
-            }
-            if which == 1 && !s.reduce_wanted {
-                s.reduce_wanted = true;
-                self.cv.notify_all();
-            }
-            while s.modules[which].is_none() {
-                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            let module = match s.modules[which].as_ref().unwrap() {
-                Ok(m) => *m as *mut c_void,
-                Err(e) => return Err(Error::Unsupported(e.clone())),
-            };
-            let name = CString::new(format!("rocshmemi_stream_{kernel}")).map_err(|_| Error::invalid("kernel name"))?;
-            let mut f: *mut c_void = std::ptr::null_mut();
-            // SAFETY: a loaded module; writes one handle.
-            let rc = unsafe { (c.drv.module_get_function)(&mut f, module, name.as_ptr()) };
-            c.check_drv(&format!("cuModuleGetFunction({})", name.to_string_lossy()), rc)?;
-            s.functions.insert(kernel.to_string(), f as usize);
-            Ok(f)
-        }
-    }
-
-    /// Starts the loader thread (called on the thread that initialises, whose CUDA context the
-    /// modules belong to).
-    pub fn start(cuda: &Arc<Cuda>, m: &Arc<Modules>, lib_stream: usize) {
-        m.lock().started = true;
-        let Some(packs) = PACKS else {
-            m.set(0, Err(NOT_BUILT.into()));
-            m.set(1, Err(NOT_BUILT.into()));
-            return;
-        };
-        let mut ctx: *mut c_void = std::ptr::null_mut();
-        // SAFETY: writes one pointer.
-        unsafe { (cuda.drv.ctx_get_current)(&mut ctx) };
-        let (cuda, mine, ctx) = (Arc::clone(cuda), Arc::clone(m), ctx as usize);
-        let spawned = std::thread::Builder::new().name("rocshmem-ptx".into()).spawn(move || {
-            // SAFETY: the initialising thread's context; this thread's capture mode only.
-            unsafe {
-                (cuda.drv.ctx_set_current)(ctx as *mut c_void);
-                let mut mode = CAPTURE_MODE_RELAXED;
-                (cuda.drv.thread_exchange_capture_mode)(&mut mode);
-            }
-            for (which, pack) in packs.iter().enumerate() {
-                let what = ["stream kernels", "reduce_on_stream kernels"][which];
-                if which == 1 && !mine.reduce_requested() {
-                    mine.set(1, Err("rocshmem_finalize came before any reduction on a stream".into()));
-                    break;
-                }
-                let t0 = std::time::Instant::now();
-                let r = load(&cuda, pack, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
-                crate::log_info!(
-                    "rocshmem_init",
-                    "{what}: module {} in {:.1} ms ({}, then device globals)",
-                    if r.is_ok() { "ready" } else { "failed" },
-                    t0.elapsed().as_secs_f64() * 1e3,
-                    match &r {
-                        Ok((_, how)) => how.as_str(),
-                        Err(e) => e.as_str(),
-                    }
-                );
-                let r = r.map(|(m, _)| m);
-                mine.set(which, r);
-            }
-        });
-        if let Err(e) = spawned {
-            let why = format!("cannot start the thread that loads the stream kernels: {e}");
-            m.set(0, Err(why.clone()));
-            m.set(1, Err(why));
-        }
-    }
-
+impl Cuda {
     /// The SM number (90 for compute capability 9.0) of the current context's device.
-    fn current_sm(c: &Cuda) -> Option<u32> {
+    fn current_sm(&self) -> Option<u32> {
         let (mut dev, mut major, mut minor) = (0, 0, 0);
         // SAFETY: each call writes one int.
         unsafe {
-            (c.rt.get_device)(&mut dev) == 0
-                && (c.drv.device_get)(&mut dev, dev) == 0
-                && (c.drv.device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == 0
-                && (c.drv.device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0
+            (self.rt.get_device)(&mut dev) == 0
+                && (self.drv.device_get)(&mut dev, dev) == 0
+                && (self.drv.device_get_attribute)(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == 0
+                && (self.drv.device_get_attribute)(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0
         }
         .then(|| (major * 10 + minor) as u32)
     }
+}
 
-    /// Loads one module from its container: the SASS built for this GPU if there is one (no
-    /// JIT), else the PTX (JIT-compiled by the driver, cached by it across runs); then fills
-    /// its device globals once the runtime is up. Returns the module and how it was loaded.
-    fn load(c: &Cuda, pack: &[u8], lib_stream: usize) -> Result<(usize, String)> {
+/// The RO backend's host heaps on NVIDIA ([`HostHeaps`]).
+impl MappedHostApi for Cuda {
+    fn register(&self, base: *mut u8, len: usize, what: &str) -> Result<()> {
+        // SAFETY: a live mapping of `len` bytes.
+        self.check(&format!("cudaHostRegister({what}, {len} bytes)"), unsafe {
+            (self.rt.host_register)(base.cast(), len, CUDA_HOST_PORTABLE_MAPPED)
+        })
+    }
+
+    fn unregister(&self, base: *mut u8) {
+        // SAFETY: registered by `register`, unregistered once.
+        unsafe { (self.rt.host_unregister)(base.cast()) };
+    }
+
+    fn alloc(&self, len: usize) -> Result<*mut u8> {
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        self.check(&format!("cudaHostAlloc({len} bytes, portable | mapped)"), unsafe {
+            (self.rt.host_alloc)(&mut p, len, CUDA_HOST_PORTABLE_MAPPED)
+        })?;
+        Ok(p.cast())
+    }
+
+    fn free(&self, base: *mut u8) {
+        // SAFETY: from cudaHostAlloc, freed once.
+        unsafe { (self.rt.free_host)(base.cast()) };
+    }
+
+    /// Device code uses host pointers as they are: the device address of registered or
+    /// mapped host memory must be the host address (unified addressing, every 64-bit CUDA
+    /// system).
+    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
+        let mut d: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `base` is registered or cudaHostAlloc memory; writes one pointer.
+        self.check(&format!("cudaHostGetDevicePointer({what})"), unsafe {
+            (self.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
+        })?;
+        if d.cast::<u8>() != base {
+            return Err(Error::Gpu(format!(
+                "{what}: the GPU maps host address {base:p} at {d:p}; the RO backend needs unified addressing"
+            )));
+        }
+        Ok(())
+    }
+
+    fn create_stream(&self) -> Result<usize> {
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        self.check("cudaStreamCreateWithFlags", unsafe {
+            (self.rt.stream_create_with_flags)(&mut stream, CUDA_STREAM_NON_BLOCKING)
+        })?;
+        Ok(stream as usize)
+    }
+
+    unsafe fn copy_and_wait(&self, stream: usize, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let s = stream as Stream;
+        // SAFETY: the caller's contract; the library's non-blocking stream.
+        self.check("cudaMemcpyAsync (RO staging)", unsafe {
+            (self.rt.memcpy_async)(dst.cast(), src.cast(), len, CUDA_MEMCPY_DEFAULT, s)
+        })?;
+        // SAFETY: that stream.
+        self.check("cudaStreamSynchronize (RO staging)", unsafe { (self.rt.stream_synchronize)(s) })
+    }
+}
+
+impl super::modules::ModuleApi for Cuda {
+    fn binding(&self) -> usize {
+        let mut ctx: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        unsafe { (self.drv.ctx_get_current)(&mut ctx) };
+        ctx as usize
+    }
+
+    fn bind_loader(&self, binding: usize) {
+        // SAFETY: the initialising thread's context; this thread's capture mode only.
+        unsafe {
+            (self.drv.ctx_set_current)(binding as *mut c_void);
+            let mut mode = CAPTURE_MODE_RELAXED;
+            (self.drv.thread_exchange_capture_mode)(&mut mode);
+        }
+    }
+
+    /// One module from its container: the SASS built for this GPU if there is one (no JIT),
+    /// else the PTX (JIT-compiled by the driver, cached by it across runs).
+    fn load(&self, pack: &[u8]) -> Result<(usize, String)> {
         let images = crate::stream::pack::read(pack).map_err(Error::Gpu)?;
-        let sm = current_sm(c);
+        let sm = self.current_sm();
         let mut module: *mut c_void = std::ptr::null_mut();
-        let mut how = String::new();
         if let Some(img) = images.iter().find(|i| i.kind == crate::stream::pack::KIND_CUBIN && Some(i.sm) == sm) {
             let t = std::time::Instant::now();
             let cubin = img.unpack().map_err(Error::Gpu)?;
             let unpacked = t.elapsed().as_secs_f64() * 1e3;
             // SAFETY: a cubin image; writes one handle.
-            let rc = unsafe { (c.drv.module_load_data)(&mut module, cubin.as_ptr().cast()) };
+            let rc = unsafe { (self.drv.module_load_data)(&mut module, cubin.as_ptr().cast()) };
             if rc == 0 {
-                how = format!("sm_{} SASS, {} bytes unpacked in {unpacked:.1} ms", img.sm, cubin.len());
-            } else {
-                // A driver older than the ptxas that built it: the PTX below still loads.
-                crate::log_info!(
-                    "rocshmem_init",
-                    "the embedded sm_{} SASS did not load (CUresult {rc}): JIT from PTX",
-                    img.sm
-                );
-                module = std::ptr::null_mut();
+                let how = format!("sm_{} SASS, {} bytes unpacked in {unpacked:.1} ms", img.sm, cubin.len());
+                return Ok((module as usize, how));
             }
+            // A driver older than the ptxas that built it: the PTX below still loads.
+            crate::log_info!(
+                "rocshmem_init",
+                "the embedded sm_{} SASS did not load (CUresult {rc}): JIT from PTX",
+                img.sm
+            );
+            module = std::ptr::null_mut();
         }
-        if module.is_null() {
-            let img = images
-                .iter()
-                .find(|i| i.kind == crate::stream::pack::KIND_PTX)
-                .ok_or_else(|| Error::Gpu("an embedded stream-kernel container has no PTX".into()))?;
-            let t = std::time::Instant::now();
-            let mut text = img.unpack().map_err(Error::Gpu)?;
-            let unpacked = t.elapsed().as_secs_f64() * 1e3;
-            text.push(0);
-            // SAFETY: a NUL-terminated PTX image; writes one handle.
-            c.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
-                (c.drv.module_load_data)(&mut module, text.as_ptr().cast())
-            })?;
-            how = format!("PTX JIT, {} bytes unpacked in {unpacked:.1} ms", text.len() - 1);
-        }
-        let rt = loop {
-            match crate::runtime::phase() {
-                crate::runtime::Phase::Ready => break crate::runtime::get()?,
-                crate::runtime::Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
-                _ => return Err(Error::NotInitialized),
-            }
-        };
-        // SAFETY: our module and our stream; then wait for the copies on that stream only.
-        unsafe {
-            rt.module_init(module, lib_stream as Stream)?;
-            c.check("cudaStreamSynchronize (stream kernel globals)", (c.rt.stream_synchronize)(lib_stream as Stream))?;
-        }
-        Ok((module as usize, how))
+        let img = images
+            .iter()
+            .find(|i| i.kind == crate::stream::pack::KIND_PTX)
+            .ok_or_else(|| Error::Gpu("an embedded stream-kernel container has no PTX".into()))?;
+        let t = std::time::Instant::now();
+        let mut text = img.unpack().map_err(Error::Gpu)?;
+        let unpacked = t.elapsed().as_secs_f64() * 1e3;
+        text.push(0);
+        // SAFETY: a NUL-terminated PTX image; writes one handle.
+        self.check_drv("cuModuleLoadData (PTX JIT)", unsafe {
+            (self.drv.module_load_data)(&mut module, text.as_ptr().cast())
+        })?;
+        Ok((module as usize, format!("PTX JIT, {} bytes unpacked in {unpacked:.1} ms", text.len() - 1)))
+    }
+
+    fn function(&self, module: usize, name: &CString) -> Result<usize> {
+        let mut f: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a loaded module; writes one handle.
+        let rc = unsafe { (self.drv.module_get_function)(&mut f, module as *mut c_void, name.as_ptr()) };
+        self.check_drv(&format!("cuModuleGetFunction({})", name.to_string_lossy()), rc)?;
+        Ok(f as usize)
+    }
+
+    fn sync(&self, stream: usize) -> Result<()> {
+        // SAFETY: the library's stream.
+        self.check("cudaStreamSynchronize (stream kernel globals)", unsafe {
+            (self.rt.stream_synchronize)(stream as Stream)
+        })
     }
 }
 

@@ -25,6 +25,7 @@
 //! memory and PCI ids come from calls that take no structure.
 
 use super::host::HostRuntime;
+use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
 use crate::error::{Error, Result};
 use crate::log_info;
@@ -57,6 +58,37 @@ const HIP_DEVICE_MALLOC_FINEGRAINED: c_uint = 1;
 const HIP_DEVICE_MALLOC_UNCACHED: c_uint = 3;
 /// `hipStreamPerThread`.
 pub const STREAM_PER_THREAD: usize = 0x2;
+/// `hipHostRegisterPortable | hipHostRegisterMapped`: every device, and a device address. Without
+/// `hipExtHostRegisterCoarseGrained` (8) the registration is fine-grained: the GPU's accesses
+/// stay coherent with the CPU's while kernels run.
+const HIP_HOST_REGISTER_PORTABLE_MAPPED: c_uint = 1 | 2;
+/// `hipHostMallocPortable | hipHostMallocMapped | hipHostMallocCoherent` (as upstream's
+/// `HIPHostAllocator` asks for coherent memory): fine-grained pinned host memory.
+const HIP_HOST_MALLOC_PORTABLE_MAPPED_COHERENT: c_uint = 1 | 2 | 0x4000_0000;
+/// `hipDeviceAttributeMultiprocessorCount` (the same value in HIP 5.2 and 6.4 headers).
+const HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 63;
+/// `hipDeviceAttributePageableMemoryAccessUsesHostPageTables` (HIP 5.2 and 6.4): the GPU reaches
+/// host memory at its host addresses through the CPU's page tables (XNACK on, or an APU).
+const HIP_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: c_int = 66;
+/// `hipStreamCaptureModeRelaxed`.
+const HIP_STREAM_CAPTURE_MODE_RELAXED: c_int = 2;
+/// `hipMemoryTypeDevice` in `hipPointerAttribute_t::type`: 1 before HIP 6, 2 from HIP 6 on (the
+/// enum was renumbered to CUDA's values; see [`Hip::memory_type_device`]).
+const HIP_MEMORY_TYPE_DEVICE_HIP5: c_int = 1;
+const HIP_MEMORY_TYPE_DEVICE_HIP6: c_int = 2;
+
+/// `hipPointerAttribute_t` (HIP 5 and 6: type, device, device and host pointers, isManaged,
+/// allocationFlags; 32 bytes). Padded, so a later release that appends fields cannot write past it.
+#[repr(C)]
+struct PointerAttributes {
+    kind: c_int,
+    device: c_int,
+    device_pointer: *mut c_void,
+    host_pointer: *mut c_void,
+    is_managed: c_int,
+    allocation_flags: c_uint,
+    reserved: [u64; 8],
+}
 /// Bytes of a `hipIpcMemHandle_t` (`HIP_IPC_HANDLE_SIZE`).
 pub const IPC_HANDLE_BYTES: usize = 64;
 
@@ -136,6 +168,17 @@ hip_fns!(HipFns {
     device_get_pci_bus_id = "hipDeviceGetPCIBusId": fn(*mut c_char, c_int, c_int) -> HipError;
     device_total_mem = "hipDeviceTotalMem": fn(*mut usize, c_int) -> HipError;
     module_get_global = "hipModuleGetGlobal": fn(*mut *mut c_void, *mut usize, *mut c_void, *const c_char) -> HipError;
+    module_load_data = "hipModuleLoadData": fn(*mut *mut c_void, *const c_void) -> HipError;
+    module_get_function = "hipModuleGetFunction": fn(*mut *mut c_void, *mut c_void, *const c_char) -> HipError;
+    module_launch_kernel = "hipModuleLaunchKernel": fn(*mut c_void, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Stream, *mut *mut c_void, *mut *mut c_void) -> HipError;
+    thread_exchange_capture_mode = "hipThreadExchangeStreamCaptureMode": fn(*mut c_int) -> HipError;
+    device_get_attribute = "hipDeviceGetAttribute": fn(*mut c_int, c_int, c_int) -> HipError;
+    host_register = "hipHostRegister": fn(*mut c_void, usize, c_uint) -> HipError;
+    host_unregister = "hipHostUnregister": fn(*mut c_void) -> HipError;
+    host_malloc = "hipHostMalloc": fn(*mut *mut c_void, usize, c_uint) -> HipError;
+    host_free = "hipHostFree": fn(*mut c_void) -> HipError;
+    host_get_device_pointer = "hipHostGetDevicePointer": fn(*mut *mut c_void, *mut c_void, c_uint) -> HipError;
+    pointer_get_attributes = "hipPointerGetAttributes": fn(*mut PointerAttributes, *const c_void) -> HipError;
 });
 
 /// `hipGetDeviceProperties` / `hipGetDevicePropertiesR0600` (the structure is a byte buffer here).
@@ -172,6 +215,25 @@ fn cstr(p: *const c_char) -> String {
 /// `HIP_VERSION` as `hipRuntimeGetVersion` reports it: major·10⁷ + minor·10⁵ + patch.
 fn version(v: c_int) -> String {
     format!("{}.{}.{}", v / 10_000_000, (v / 100_000) % 100, v % 100_000)
+}
+
+/// Whether device code can use host address `host` of registered or pinned host memory that HIP
+/// maps for the GPU at `device` (see `HipHost::same_address`).
+fn host_address_check(host: usize, device: usize, host_page_tables: bool, what: &str) -> Result<()> {
+    if device == host || host_page_tables {
+        return Ok(());
+    }
+    Err(Error::Unsupported(format!(
+        "ROCSHMEM_BACKEND=ro: {what}: HIP maps host address {host:#x} for the GPU at {device:#x}, and this GPU does \
+         not reach host memory through the CPU's page tables (XNACK off); the RO backend on AMD keeps the heaps in \
+         host memory at one address for the CPU, MPI and the GPU, so it cannot run here: set HSA_XNACK=1 (GPUs \
+         with XNACK: gfx90a, gfx942, gfx950), or use the IPC backend (one node)"
+    )))
+}
+
+/// `hipMemoryTypeDevice` of HIP `major` (see [`Hip::memory_type_device`]).
+fn memory_type_device_for(major: c_int) -> c_int {
+    if major >= 6 { HIP_MEMORY_TYPE_DEVICE_HIP6 } else { HIP_MEMORY_TYPE_DEVICE_HIP5 }
 }
 
 /// The arch name at `offset` of a filled `hipDeviceProp_t` buffer, if it looks like one
@@ -306,6 +368,27 @@ impl Hip {
         match unsafe { (self.rt.runtime_get_version)(&mut v) } {
             HIP_SUCCESS => version(v),
             _ => "unknown".into(),
+        }
+    }
+
+    /// The value `hipPointerGetAttributes` reports for device memory: HIP 6 renumbered
+    /// `hipMemoryType` (Device 1 -> 2), so the runtime's major version decides.
+    fn memory_type_device(&self) -> c_int {
+        let mut v = 0;
+        // SAFETY: writes one int.
+        let major = if unsafe { (self.rt.runtime_get_version)(&mut v) } == HIP_SUCCESS { v / 10_000_000 } else { 6 };
+        memory_type_device_for(major)
+    }
+
+    /// `hipDeviceGetAttribute(attr, d)`, None if the runtime does not answer.
+    fn attribute(&self, attr: c_int, d: c_int) -> Option<c_int> {
+        let mut v = 0;
+        // SAFETY: writes one int.
+        if unsafe { (self.rt.device_get_attribute)(&mut v, attr, d) } == HIP_SUCCESS {
+            Some(v)
+        } else {
+            self.clear_error();
+            None
         }
     }
 
@@ -480,6 +563,85 @@ impl Drop for DeviceGuard<'_> {
     }
 }
 
+/// The RO backend's host heaps on AMD ([`HostHeaps`]): HIP's calls, on the PE's GPU whichever
+/// thread asks.
+struct HipHost {
+    hip: Arc<Hip>,
+    device: c_int,
+}
+
+impl MappedHostApi for HipHost {
+    /// `hipHostRegister(Portable | Mapped)`: fine-grained (no `hipExtHostRegisterCoarseGrained`).
+    fn register(&self, base: *mut u8, len: usize, what: &str) -> Result<()> {
+        let h = &self.hip;
+        let _on = DeviceGuard::new(h, self.device)?;
+        // SAFETY: a live mapping of `len` bytes.
+        h.check(&format!("hipHostRegister({what}, {len} bytes)"), unsafe {
+            (h.rt.host_register)(base.cast(), len, HIP_HOST_REGISTER_PORTABLE_MAPPED)
+        })
+    }
+
+    fn unregister(&self, base: *mut u8) {
+        // SAFETY: registered by `register`, unregistered once.
+        unsafe { (self.hip.rt.host_unregister)(base.cast()) };
+    }
+
+    /// `hipHostMalloc(Portable | Mapped | Coherent)`: fine-grained, as upstream's
+    /// `HIPHostAllocator`.
+    fn alloc(&self, len: usize) -> Result<*mut u8> {
+        let h = &self.hip;
+        let _on = DeviceGuard::new(h, self.device)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one pointer.
+        h.check(&format!("hipHostMalloc({len} bytes, portable | mapped | coherent)"), unsafe {
+            (h.rt.host_malloc)(&mut p, len, HIP_HOST_MALLOC_PORTABLE_MAPPED_COHERENT)
+        })?;
+        Ok(p.cast())
+    }
+
+    fn free(&self, base: *mut u8) {
+        // SAFETY: from hipHostMalloc, freed once.
+        unsafe { (self.hip.rt.host_free)(base.cast()) };
+    }
+
+    /// Device code uses host pointers as they are (the heap bases it reads are the host
+    /// addresses the proxy and MPI use): the GPU must reach registered or pinned host memory at
+    /// its host address. HIP maps it there on many systems; where `hipHostGetDevicePointer`
+    /// names another address, the GPU still reaches the host address when it walks the CPU's
+    /// page tables (XNACK on, or an APU). Otherwise this PE cannot run RO with heaps in host
+    /// memory, and says why ([`host_address_check`]).
+    fn same_address(&self, base: *mut u8, what: &str) -> Result<()> {
+        let h = &self.hip;
+        let mut d: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `base` is registered or hipHostMalloc memory; writes one pointer.
+        h.check(&format!("hipHostGetDevicePointer({what})"), unsafe {
+            (h.rt.host_get_device_pointer)(&mut d, base.cast(), 0)
+        })?;
+        let host_page_tables =
+            h.attribute(HIP_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, self.device);
+        host_address_check(base as usize, d as usize, host_page_tables == Some(1), what)
+    }
+
+    fn create_stream(&self) -> Result<usize> {
+        let mut stream: Stream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        self.hip.check("hipStreamCreateWithFlags", unsafe {
+            (self.hip.rt.stream_create_with_flags)(&mut stream, HIP_STREAM_NON_BLOCKING)
+        })?;
+        Ok(stream as usize)
+    }
+
+    unsafe fn copy_and_wait(&self, stream: usize, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        let (h, s) = (&self.hip, stream as Stream);
+        // SAFETY: the caller's contract; the library's non-blocking stream.
+        h.check("hipMemcpyAsync (RO staging)", unsafe {
+            (h.rt.memcpy_async)(dst.cast(), src.cast(), len, HIP_MEMCPY_DEFAULT, s)
+        })?;
+        // SAFETY: that stream.
+        h.check("hipStreamSynchronize (RO staging)", unsafe { (h.rt.stream_synchronize)(s) })
+    }
+}
+
 /// The AMD platform runtime of this process.
 pub struct HipRuntime {
     hip: Arc<Hip>,
@@ -496,6 +658,12 @@ pub struct HipRuntime {
     stream: usize,
     n_devices: usize,
     peers_unreachable: Vec<c_int>,
+    /// The helper kernels of the `*_on_stream` calls (see [`super::modules`]).
+    streams: Arc<super::modules::Modules>,
+    /// Compute units of the device: the most work-groups of a stream collective.
+    cu_count: u32,
+    /// The heaps in registered host memory, for RO ([`GpuRuntime::use_host_heap`]).
+    host_heaps: HostHeaps<HipHost>,
 }
 
 impl HipRuntime {
@@ -550,6 +718,8 @@ impl HipRuntime {
         hip.check("hipStreamCreateWithFlags", unsafe {
             (hip.rt.stream_create_with_flags)(&mut stream, HIP_STREAM_NON_BLOCKING)
         })?;
+        // The compute-unit count (the grid of the large stream collectives); 1 if unknown.
+        let cu_count = hip.attribute(HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device).map_or(1, |n| n.max(1) as u32);
         log_info!(
             "rocshmem_init",
             "AMD GPU {device} ({}): heap allocator {}{}",
@@ -557,8 +727,10 @@ impl HipRuntime {
             heap_allocator.name(),
             if allocator.is_some() { " (ROCSHMEM_HEAP_ALLOCATOR_TYPE)" } else { " (default for the arch)" }
         );
+        let hip = Arc::new(hip);
         Ok(HipRuntime {
-            hip: Arc::new(hip),
+            host_heaps: HostHeaps::new(Arc::new(HipHost { hip: Arc::clone(&hip), device })),
+            hip,
             host: HostRuntime::new(),
             device,
             how_chosen,
@@ -568,6 +740,8 @@ impl HipRuntime {
             stream: stream as usize,
             n_devices: n,
             peers_unreachable,
+            streams: Arc::new(super::modules::Modules::default()),
+            cu_count,
         })
     }
 
@@ -635,6 +809,75 @@ impl HipRuntime {
     }
 }
 
+/// The stream helper kernels on AMD: two offload bundles (device/stream/module_*.cu, a code
+/// object per arch of the device build: device/amd_build.rs) embedded at build time, loaded by
+/// the thread of [`modules`](super::modules).
+#[cfg(rocshmem_stream_amd)]
+const CODE_OBJECTS: Option<[&[u8]; 2]> = Some([
+    include_bytes!(concat!(env!("OUT_DIR"), "/amd/stream_core.hipfb")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/amd/stream_reduce.hipfb")),
+]);
+#[cfg(not(rocshmem_stream_amd))]
+const CODE_OBJECTS: Option<[&[u8]; 2]> = None;
+/// The arches of the embedded code objects (build.rs).
+#[cfg(rocshmem_stream_amd)]
+const CODE_OBJECT_ARCHES: &str = env!("ROCSHMEMI_STREAM_AMD_ARCHES");
+#[cfg(not(rocshmem_stream_amd))]
+const CODE_OBJECT_ARCHES: &str = "no arch";
+
+const CODE_OBJECTS_NOT_BUILT: &str = "librocshmem was built without its AMD stream kernels (the AMD device library \
+                                      was not built: no hipcc at build time, or ROCSHMEM_AMD=OFF), so the \
+                                      *_on_stream calls are not available: rebuild it with hipcc installed and \
+                                      ROCSHMEM_AMD=AUTO or REQUIRE (docs/amd.md)";
+
+impl super::modules::ModuleApi for Hip {
+    fn binding(&self) -> usize {
+        let mut d = 0;
+        // SAFETY: writes one int.
+        unsafe { (self.rt.get_device)(&mut d) };
+        d.max(0) as usize
+    }
+
+    fn bind_loader(&self, binding: usize) {
+        // SAFETY: the initialising thread's device; this thread's capture mode only.
+        unsafe {
+            (self.rt.set_device)(binding as c_int);
+            let mut mode = HIP_STREAM_CAPTURE_MODE_RELAXED;
+            (self.rt.thread_exchange_capture_mode)(&mut mode);
+        }
+    }
+
+    fn load(&self, image: &[u8]) -> Result<(usize, String)> {
+        // An 8-byte aligned copy that lives as long as the process (HIP may read the image
+        // after loading it; the images are the library's own, loaded once).
+        let mut words = vec![0u64; image.len().div_ceil(8)].into_boxed_slice();
+        // SAFETY: the buffer holds at least image.len() bytes.
+        unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), words.as_mut_ptr().cast::<u8>(), image.len()) };
+        let words: &'static [u64] = Box::leak(words);
+        let mut module: *mut c_void = std::ptr::null_mut();
+        // SAFETY: an offload bundle of code objects; writes one handle.
+        self.check("hipModuleLoadData (stream kernels)", unsafe {
+            (self.rt.module_load_data)(&mut module, words.as_ptr().cast())
+        })?;
+        Ok((module as usize, format!("code objects for {CODE_OBJECT_ARCHES}, a {} byte bundle", image.len())))
+    }
+
+    fn function(&self, module: usize, name: &CString) -> Result<usize> {
+        let mut f: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a loaded module; writes one handle.
+        let rc = unsafe { (self.rt.module_get_function)(&mut f, module as *mut c_void, name.as_ptr()) };
+        self.check(&format!("hipModuleGetFunction({})", name.to_string_lossy()), rc)?;
+        Ok(f as usize)
+    }
+
+    fn sync(&self, stream: usize) -> Result<()> {
+        // SAFETY: the library's stream.
+        self.check("hipStreamSynchronize (stream kernel globals)", unsafe {
+            (self.rt.stream_synchronize)(stream as Stream)
+        })
+    }
+}
+
 impl Drop for HipRuntime {
     fn drop(&mut self) {
         // At finalize: every segment of ours is gone (they are dropped before the runtime).
@@ -666,6 +909,9 @@ impl GpuRuntime for HipRuntime {
         if !self.peers_unreachable.is_empty() {
             s.push_str(&format!("; no peer access to GPU(s) {:?}", self.peers_unreachable));
         }
+        if self.host_heaps.on() {
+            s.push_str("; heaps in registered host memory (ROCSHMEM_BACKEND=ro)");
+        }
         s
     }
 
@@ -681,11 +927,53 @@ impl GpuRuntime for HipRuntime {
     }
 
     fn create_segment(&self, name: &str, len: usize) -> Result<Segment> {
-        self.host.create_segment(name, len)
+        self.host_heaps.segment(self.host.create_segment(name, len)?, "this PE's heap")
     }
 
     fn open_peer_segment(&self, handle: &[u8], len: usize) -> Result<Segment> {
-        self.host.open_peer_segment(handle, len)
+        self.host_heaps.segment(self.host.open_peer_segment(handle, len)?, "a peer's heap")
+    }
+
+    fn use_host_heap(&self) -> Result<()> {
+        self.host_heaps.enable();
+        Ok(())
+    }
+
+    /// `hipHostMalloc(Portable | Mapped | Coherent)`: fine-grained pinned memory that the GPU
+    /// reaches at its host address (checked).
+    fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
+        self.host_heaps.alloc_mapped(len)
+    }
+
+    fn is_device_memory(&self, addr: usize) -> bool {
+        let h = &self.hip;
+        let mut a = PointerAttributes {
+            kind: 0,
+            device: 0,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+            is_managed: 0,
+            allocation_flags: 0,
+            reserved: [0; 8],
+        };
+        // SAFETY: writes the attributes; any address may be asked about (HIP 5 answers an
+        // error for memory it does not know, HIP 6 "unregistered").
+        let rc = unsafe { (h.rt.pointer_get_attributes)(&mut a, addr as *const c_void) };
+        if rc != HIP_SUCCESS {
+            h.clear_error();
+            return false;
+        }
+        a.kind == h.memory_type_device()
+    }
+
+    fn bind_thread(&self) -> Result<()> {
+        // SAFETY: a valid ordinal (chosen at init).
+        self.hip.check(&format!("hipSetDevice({})", self.device), unsafe { (self.hip.rt.set_device)(self.device) })
+    }
+
+    unsafe fn copy_beside_kernels(&self, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe { self.host_heaps.copy_beside_kernels(dst, src, len) }
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -697,7 +985,7 @@ impl GpuRuntime for HipRuntime {
     }
 
     fn separate_device_segment(&self) -> bool {
-        true
+        !self.host_heaps.on()
     }
 
     fn create_device_segment(&self, len: usize) -> Result<Segment> {
@@ -763,9 +1051,63 @@ impl GpuRuntime for HipRuntime {
         self.sync_stream("hipStreamSynchronize after hipMemcpyAsync")
     }
 
+    fn stream_kernels_start(&self) {
+        super::modules::start(&self.hip, &self.streams, CODE_OBJECTS, CODE_OBJECTS_NOT_BUILT, self.stream);
+    }
+
+    fn stream_kernels_wait(&self) {
+        self.streams.wait_loaded();
+    }
+
+    fn stream_max_groups(&self) -> u32 {
+        self.cu_count
+    }
+
+    /// `hipModuleLaunchKernel` of the helper kernel on the caller's stream (NULL:
+    /// `hipStreamPerThread`), without synchronising: HIP captures it into a graph like any
+    /// kernel launch.
+    unsafe fn stream_launch(
+        &self,
+        stream: *mut c_void,
+        kernel: &str,
+        args: &crate::stream::StreamArgs,
+        blocks: u32,
+        threads: u32,
+    ) -> Result<()> {
+        let h = &self.hip;
+        let f = self.streams.function(h.as_ref(), kernel).map_err(|e| match e {
+            Error::Unsupported(s) | Error::Gpu(s) => Error::Unsupported(format!(
+                "{s} (the stream kernels were built for {}; this GPU: {})",
+                CODE_OBJECT_ARCHES,
+                self.arch.as_deref().unwrap_or("arch unknown")
+            )),
+            other => other,
+        })?;
+        let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
+        let mut a = *args;
+        let mut params = [(&mut a as *mut crate::stream::StreamArgs).cast::<c_void>()];
+        // SAFETY: a function of our module taking one rocshmem_stream_args; HIP copies the
+        // parameters before it returns. Stream-ordered, no synchronisation.
+        let rc = unsafe {
+            (h.rt.module_launch_kernel)(
+                f,
+                blocks,
+                1,
+                1,
+                threads,
+                1,
+                1,
+                0,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        h.check(&format!("hipModuleLaunchKernel(rocshmemi_stream_{kernel}, {blocks} x {threads} threads)"), rc)
+    }
+
     /// `hipMemcpyAsync` (direction inferred) on the caller's stream (NULL: `hipStreamPerThread`),
-    /// without synchronising. The helper kernels of the other `*_on_stream` calls are not built
-    /// for this platform yet: `stream_launch` keeps the trait's error saying so.
+    /// without synchronising.
     unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
         let h = &self.hip;
         let stream = if stream.is_null() { STREAM_PER_THREAD as Stream } else { stream };
@@ -873,6 +1215,31 @@ mod tests {
             let e = HeapAllocator::resolve(Some(vmm), Some("gfx942")).unwrap_err().to_string();
             assert!(e.contains(vmm.name()) && e.contains("not supported yet"), "{e}");
         }
+    }
+
+    #[test]
+    fn ro_host_heap_address_rules() {
+        // HIP maps registered host memory at its own address: RO keeps it.
+        assert!(host_address_check(0x7000_0000, 0x7000_0000, false, "this PE's heap").is_ok());
+        // Another GPU address, but the GPU walks the CPU's page tables (XNACK on): the host
+        // address works as it is.
+        assert!(host_address_check(0x7000_0000, 0x6000_0000, true, "this PE's heap").is_ok());
+        // Another address and no XNACK: refused, saying why and what to change.
+        let e = host_address_check(0x7000_0000, 0x6000_0000, false, "a peer's heap").unwrap_err();
+        assert!(matches!(e, Error::Unsupported(_)), "{e:?}");
+        let e = e.to_string();
+        assert!(e.contains("ROCSHMEM_BACKEND=ro") && e.contains("a peer's heap"), "{e}");
+        assert!(e.contains("0x70000000") && e.contains("0x60000000") && e.contains("HSA_XNACK=1"), "{e}");
+    }
+
+    #[test]
+    fn memory_type_device_follows_the_hip_release() {
+        // hipMemoryTypeDevice: 1 in HIP 5 (host 0, device 1), 2 from HIP 6 on (CUDA's values).
+        assert_eq!(memory_type_device_for(5), 1);
+        assert_eq!(memory_type_device_for(6), 2);
+        assert_eq!(memory_type_device_for(7), 2);
+        assert_eq!(std::mem::offset_of!(PointerAttributes, device_pointer), 8);
+        assert_eq!(std::mem::offset_of!(PointerAttributes, allocation_flags), 28);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 pub mod cuda;
 pub mod hip;
 pub mod host;
+pub mod host_heap;
+pub mod modules;
 pub mod share;
 
 use crate::error::{Error, Result};

@@ -1,6 +1,6 @@
-// The 163 typed reduce_on_stream helper kernels as PTX for NVIDIA GPUs: a module of its own,
-// so that init does not pay for their JIT (the core loads it in the background; see
-// docs/streams.md). Built and used as ptx_core.cu.
+// The 163 typed reduce_on_stream helper kernels (PTX for NVIDIA, code objects for AMD): a module
+// of its own, so that init does not pay for their JIT on NVIDIA (the core loads it in the
+// background; see docs/streams.md). Built and used as module_core.cu.
 #include "../src/gpu_globals.cpp"
 #include "grid.hpp"
 

@@ -1,6 +1,9 @@
-// The stream helper kernels of the untyped calls as PTX for NVIDIA GPUs: compiled by build.rs
-// (clang -x cuda --cuda-device-only -S), embedded in librocshmem, loaded by the core with
-// cuModuleLoadData and launched with cuLaunchKernel on the caller's stream (src/gpu/cuda.rs).
+// The stream helper kernels of the untyped calls as a module loaded at run time: PTX for NVIDIA
+// GPUs (build.rs: clang -x cuda --cuda-device-only -S; loaded with cuModuleLoadData, launched
+// with cuLaunchKernel, src/gpu/cuda.rs) and code objects for AMD GPUs (device/amd_build.rs:
+// clang -x hip --cuda-device-only, one bundle of every arch; loaded with hipModuleLoadData,
+// launched with hipModuleLaunchKernel, src/gpu/hip.rs), embedded in librocshmem, on the
+// caller's stream.
 // Self-contained, no -fgpu-rdc: the device library's templates are header-only, and the
 // module's own device globals (ROCSHMEM_CTX_DEFAULT, team handles) come from gpu_globals.cpp;
 // the core fills them after loading, as rocshmem_hipmodule_init does for JIT modules. The

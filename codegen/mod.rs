@@ -12,6 +12,8 @@ macro_rules! gen_command {
 }
 
 pub mod device;
+#[rustfmt::skip] // one row a line
+pub mod device_table;
 pub mod emit;
 pub mod headers;
 pub mod stream;

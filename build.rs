@@ -1,9 +1,10 @@
-//! Build script: regenerate the typed API from the table, write the C headers with cbindgen,
-//! and compile the C++ shim that gives the library upstream's C++ (mangled) names.
+//! Build script: check that the generated files are current, compile the C++ shim that gives
+//! the library upstream's C++ (mangled) names and the host platform's device library, and
+//! build the GPU pieces that are asked for.
 //!
-//! Generated files live in the source tree and are committed; a file is rewritten only when
-//! its text changes, so a clean checkout builds without touching anything, and CI's
-//! `git diff --exit-code` after a build catches a stale generated file.
+//! Generated files (codegen/generated-files.txt) live in the source tree and are committed;
+//! `cargo xtask gen` writes them. This script only compares them with what the generator
+//! would write and fails, naming that command, when one is stale: it never writes the tree.
 
 #[path = "device/amd_build.rs"]
 mod amd_build;
@@ -45,55 +46,29 @@ fn main() {
         "device/platform",
         "device/gen",
         "device/stream",
+        "device/include",
+        "device/cuda_decls",
+        "ctests/gen",
+        "python/rocshmem/_table.py",
     ] {
         println!("cargo:rerun-if-changed={p}");
     }
 
-    // 1. The typed families, constants and the C++ shim, from the table.
-    for (rel, text) in codegen::outputs(version) {
-        write_if_changed(&root.join(rel), &text);
+    // 1. The generated files (the typed API, headers and tests from codegen/table.rs, the C
+    //    headers cbindgen writes from src/) must be what the generator writes today.
+    let problems = codegen::check(&root, &codegen::outputs(&root, version));
+    if !problems.is_empty() {
+        let n = problems.len();
+        let first = problems.into_iter().take(3).collect::<Vec<_>>().join(", ");
+        println!(
+            "cargo::error=rocshmem: {n} generated file(s) not current ({first}{}): run `{}` and commit them",
+            if n > 3 { ", ..." } else { "" },
+            codegen::COMMAND
+        );
+        return;
     }
 
-    // 2. C headers: the public API, and the core/device ABI structures.
-    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
-    // Only the C surface (src/api, whose submodules cbindgen follows) and the element types it
-    // names: internal constants of the core must not leak into the public header.
-    let api_sources = [root.join("src/api/mod.rs"), root.join("src/scalar.rs")];
-    let mut api = Vec::new();
-    let mut builder = cbindgen::Builder::new().with_config(config);
-    for src in &api_sources {
-        builder = builder.with_src(src);
-    }
-    builder.generate().expect("cbindgen: include/rocshmem/rocshmem.h").write(&mut api);
-    write_if_changed(&root.join("include/rocshmem/rocshmem.h"), &String::from_utf8(api).unwrap());
-
-    let device_items = [
-        "rocshmem_device_state",
-        "rocshmem_team_device",
-        "rocshmem_ctx_device",
-        "rocshmem_device_fast",
-        "rocshmem_ro_alltoallv",
-    ];
-    abi_header(
-        &root,
-        "src/device_abi.rs",
-        "device_abi.h",
-        "ROCSHMEM_DEVICE_ABI_H",
-        "core and device code (ABI version below)",
-        &device_items,
-    );
-    let gda_items =
-        ["rocshmem_gda_qp", "rocshmem_gda_model_config", "rocshmem_gda_model_stats", "rocshmem_gda_wqe_desc"];
-    abi_header(
-        &root,
-        "src/backend/gda/abi.rs",
-        "gda_abi.h",
-        "ROCSHMEM_GDA_ABI_H",
-        "core and the GDA posting code (docs/gda.md)",
-        &gda_items,
-    );
-
-    // 3. The C++ shim and the device library built for the host platform (GPU threads are CPU
+    // 2. The C++ shim and the device library built for the host platform (GPU threads are CPU
     //    threads started by its launcher), linked whole into both the .so and the .a.
     let mut device_sources: Vec<PathBuf> = std::fs::read_dir(root.join("device/gen"))
         .expect("device/gen")
@@ -107,8 +82,8 @@ fn main() {
         .include(root.join("include"))
         .include(root.join("device/include"))
         .file(root.join("src/cxx/shim_core.cpp"))
-        .file(root.join("src/cxx/gen_shim.cpp"))
-        .file(root.join("src/cxx/gen_shim_v2.cpp"))
+        .file(root.join("src/cxx/gen/shim.cpp"))
+        .file(root.join("src/cxx/gen/shim_v2.cpp"))
         .file(root.join("device/platform/host_launcher.cpp"))
         .file(root.join("device/stream/host_launch.cpp"))
         .files(&device_sources)
@@ -122,7 +97,7 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static:+whole-archive=rocshmem_cxx");
 
-    // 4. The shared library: SONAME, and export the C++ names next to Rust's C names (rustc's
+    // 3. The shared library: SONAME, and export the C++ names next to Rust's C names (rustc's
     //    own version script lists only Rust symbols; the linker merges the two scripts).
     //    ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
     //    The C++ names are matched demangled, namespace by namespace: a wider pattern such as
@@ -144,10 +119,10 @@ fn main() {
     // same name (nvcc emits host stubs named like device functions) cannot hijack them.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
 
-    // 5. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
+    // 4. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
     stream_ptx(&root, &out);
 
-    // 6. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD),
+    // 5. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD),
     //    and the AMD stream kernels it made, embedded in the library (src/gpu/hip.rs).
     amd_build::build(&root, &out);
     stream_code_objects(&out);
@@ -173,7 +148,7 @@ fn stream_code_objects(out: &Path) {
 /// `ROCSHMEM_LLVM_BIN`, else the first /usr/lib/llvm-{16..21}/bin, else clang++-16.. on the
 /// PATH. Without one the library is built without them (one warning) and the NVIDIA
 /// `*_on_stream` calls say so. Nothing of CUDA is needed: the kernels compile against the
-/// declaration stubs in ctests/compat/fake_cuda, as the device bitcode does.
+/// declarations in device/cuda_decls, as the device bitcode does.
 fn stream_ptx(root: &Path, out: &Path) {
     println!("cargo::rustc-check-cfg=cfg(rocshmem_stream_ptx)");
     println!("cargo:rerun-if-env-changed=ROCSHMEM_LLVM_BIN");
@@ -197,7 +172,7 @@ fn stream_ptx(root: &Path, out: &Path) {
             .arg(format!("--cuda-gpu-arch={arch}"))
             .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"])
             .arg("-I")
-            .arg(root.join("ctests/compat/fake_cuda"))
+            .arg(root.join("device/cuda_decls"))
             .arg("-I")
             .arg(root.join("include/rocshmem/compat"))
             .arg("-I")
@@ -330,24 +305,4 @@ fn pack_stream_module(ptx: &Path, ptx_sm: u32, dst: &Path, ptxas: Option<&Path>)
         c.compress(bytes).expect("zstd compress")
     };
     std::fs::write(dst, pack::write(&images, compress)).unwrap_or_else(|e| panic!("writing {}: {e}", dst.display()));
-}
-
-/// Writes `device/include/rocshmem_device/<name>` with cbindgen from the Rust file `src`: the
-/// structures (and constants) shared by the core and device code.
-fn abi_header(root: &Path, src: &str, name: &str, guard: &str, between: &str, items: &[&str]) {
-    let mut abi = Vec::new();
-    let mut builder = cbindgen::Builder::new()
-        .with_src(root.join(src))
-        .with_language(cbindgen::Language::C)
-        .with_include_guard(guard)
-        .with_autogen_warning(format!("/* GENERATED by build.rs with cbindgen from {src}: do not edit. */"))
-        .with_header(format!("/* Structures shared by the rocSHMEM {between}. */"))
-        .with_sys_include("stdint.h")
-        .with_no_includes()
-        .with_documentation(true);
-    for item in items {
-        builder = builder.include_item(*item);
-    }
-    builder.generate().unwrap_or_else(|e| panic!("cbindgen: {name}: {e}")).write(&mut abi);
-    write_if_changed(&root.join("device/include/rocshmem_device").join(name), &String::from_utf8(abi).unwrap());
 }

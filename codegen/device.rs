@@ -1,5 +1,6 @@
 //! The device API, expanded from the same type sets as the host API (`table.rs`): every public
-//! device name is a thin entry point over a template of `device/src/`.
+//! device name is a thin entry point over a template of `device/src/`. The names are the rows
+//! of `device_table.rs`; this file expands them and writes the files.
 //!
 //! - Names that exist only on the device (`D` in the names list) are defined as themselves in
 //!   namespace rocshmem, as upstream's device symbols.
@@ -11,6 +12,7 @@
 //! - The `extern "C"` bitcode entry points (for Triton and other JIT users) forward to those.
 //! - rocSHMEM 2.x names renamed in 3.0 are kept as aliases.
 
+use super::device_table::BLOCKS;
 use super::table::*;
 use std::fmt::Write as _;
 
@@ -18,7 +20,8 @@ use std::fmt::Write as _;
 pub enum Side {
     /// Device only: defined as `rocshmem::<name>`.
     D,
-    /// Host and device: the device side is `rocshmem::device::<name>`.
+    /// Host and device: the device side is `rocshmem::device::<name>`. A row's `HD` name that
+    /// the host API does not have with the same parameters becomes `D`.
     HD,
     /// Only an `extern "C"` bitcode entry point under this name (upstream's C++ names of these
     /// are header-only templates): the C++ function is `rocshmem::device::<name>`.
@@ -55,51 +58,59 @@ impl DevFn {
     }
 }
 
-/// Which of the plain and `ctx_` forms a pattern has.
+/// Which of the plain and `ctx_` forms a row has.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Forms {
+pub enum Forms {
     Both,
     CtxOnly,
     Plain,
+    /// The forms of the scope (`Scope::forms`).
+    OfScope,
 }
 
-/// The 13 types of upstream's bitcode wrappers (T13).
-const T13: &[&str] = &[
-    "float",
-    "double",
-    "char",
-    "schar",
-    "short",
-    "int",
-    "long",
-    "longlong",
-    "uchar",
-    "ushort",
-    "uint",
-    "ulong",
-    "ulonglong",
-];
-
-struct Gen {
-    out: Vec<DevFn>,
+/// Which forms of a row get an `extern "C"` bitcode entry point (plain forms only, but for
+/// `Erased` rows).
+#[derive(Clone, Copy)]
+pub enum Bitcode {
+    No,
+    /// The untyped row's.
+    Untyped,
+    /// Those of these types.
+    Types(&'static [&'static [&'static str]]),
 }
 
-struct Spec<'a> {
-    family: &'static str,
-    side: Side,
-    forms: Forms,
-    /// Name after `rocshmem_[ctx_]`: `{T}` and `{op}` placeholders.
-    name: &'a str,
-    ret: &'a str,
-    /// Parameters after the context (`{T}` is the element type).
-    params: &'a str,
-    /// `CTX` is the context argument (the default context in plain forms), `{T}` the type,
-    /// `{OP}` the dev::Op.
-    body: &'a str,
-    /// Types with a bitcode entry point (plain form only); None: no bitcode entry; Some(&[]):
-    /// an untyped entry.
-    bitcode: Option<&'a [&'a str]>,
-    legacy: bool,
+/// One pattern of device names (`device_table.rs`: placeholders there).
+pub struct Row {
+    pub side: Side,
+    pub forms: Forms,
+    /// Name after `rocshmem_[ctx_]`.
+    pub name: &'static str,
+    pub ret: &'static str,
+    /// Parameters after the context.
+    pub params: &'static str,
+    pub body: &'static str,
+    /// The type sets it is expanded over (empty: untyped).
+    pub types: &'static [&'static [&'static str]],
+    pub bitcode: Bitcode,
+}
+
+/// A group scope a block is expanded for: `{s}`, `{G}`, `{R}` (and `{V}`) and the forms of
+/// `Forms::OfScope` rows.
+#[derive(Clone, Copy)]
+pub struct Scope {
+    pub s: &'static str,
+    pub grp: &'static str,
+    pub ret: &'static str,
+    pub forms: Forms,
+}
+
+/// Rows of one family expanded for each scope in turn.
+pub struct Block {
+    pub family: &'static str,
+    pub scopes: &'static [Scope],
+    pub rows: &'static [Row],
+    /// rocSHMEM 2.x names.
+    pub legacy: bool,
 }
 
 fn op_enum(op: &str) -> &'static str {
@@ -115,67 +126,8 @@ fn op_enum(op: &str) -> &'static str {
     }
 }
 
-impl Gen {
-    fn split(params: &str) -> Vec<String> {
-        if params.trim().is_empty() { vec![] } else { params.split(',').map(|p| p.trim().to_string()).collect() }
-    }
-
-    /// Expands a spec over `types` (None: untyped) and `ops` (per type, None: no op).
-    fn add(&mut self, s: &Spec, types: Option<&[&str]>, ops: &dyn Fn(&str) -> Vec<&'static str>) {
-        let types: Vec<Option<&Ty>> = match types {
-            None => vec![None],
-            Some(ts) => ts.iter().map(|n| Some(ty(n))).collect(),
-        };
-        for t in types {
-            let op_list: Vec<Option<&str>> = match t {
-                Some(t) if s.name.contains("{op}") => ops(t.name).into_iter().map(Some).collect(),
-                _ => vec![None],
-            };
-            for op in op_list {
-                let fill = |x: &str| {
-                    let mut x = x.to_string();
-                    if let Some(t) = t {
-                        x = x.replace("{T}", t.cxx).replace("{t}", t.name);
-                    }
-                    if let Some(op) = op {
-                        x = x.replace("{op}", op).replace("{OP}", op_enum(op));
-                    }
-                    x
-                };
-                let short = fill(&s.name.replace("{T}", "{t}"));
-                let forms: &[bool] = match s.forms {
-                    Forms::Both => &[true, false],
-                    Forms::CtxOnly => &[true],
-                    Forms::Plain => &[false],
-                };
-                for &with_ctx in forms {
-                    let mut params = Vec::new();
-                    if with_ctx {
-                        params.push("rocshmem_ctx_t ctx".to_string());
-                    }
-                    params.extend(Self::split(&fill(s.params)));
-                    let ctx = if with_ctx { "ctx" } else { "dev::default_handle()" };
-                    let name = format!("rocshmem_{}{short}", if with_ctx { "ctx_" } else { "" });
-                    let bitcode = match (s.bitcode, t) {
-                        (Some(_), _) if with_ctx && s.side != Side::Erased => None,
-                        (Some(set), Some(t)) if set.contains(&t.name) => Some(name.clone()),
-                        (Some([]), None) => Some(name.clone()),
-                        _ => None,
-                    };
-                    self.out.push(DevFn {
-                        name,
-                        family: s.family,
-                        side: s.side,
-                        ret: fill(s.ret),
-                        params,
-                        body: fill(s.body).replace("CTX", ctx),
-                        bitcode,
-                        legacy: s.legacy,
-                    });
-                }
-            }
-        }
-    }
+fn split(params: &str) -> Vec<String> {
+    if params.trim().is_empty() { vec![] } else { params.split(',').map(|p| p.trim().to_string()).collect() }
 }
 
 fn reduce_ops(t: &str) -> Vec<&'static str> {
@@ -186,633 +138,92 @@ fn reduce_ops(t: &str) -> Vec<&'static str> {
     }
 }
 
-fn no_ops(_: &str) -> Vec<&'static str> {
-    vec![]
+/// Expands one row of `b` in scope `sc` over its types, ops and forms into `out`.
+fn expand(out: &mut Vec<DevFn>, b: &Block, sc: &Scope, row: &Row) {
+    let scoped = |x: &str| {
+        let void = if sc.ret == "void" { "(void)" } else { "" };
+        x.replace("{s}", sc.s).replace("{G}", sc.grp).replace("{R}", sc.ret).replace("{V}", void)
+    };
+    let (name, ret, params, body) = (scoped(row.name), scoped(row.ret), scoped(row.params), scoped(row.body));
+    let types: Vec<Option<&Ty>> = if row.types.is_empty() {
+        vec![None]
+    } else {
+        row.types.iter().flat_map(|set| set.iter()).map(|n| Some(ty(n))).collect()
+    };
+    let bitcode: Option<Vec<&str>> = match row.bitcode {
+        Bitcode::No => None,
+        Bitcode::Untyped => Some(vec![]),
+        Bitcode::Types(sets) => Some(sets.iter().flat_map(|s| s.iter().copied()).collect()),
+    };
+    let forms: &[bool] = match if row.forms == Forms::OfScope { sc.forms } else { row.forms } {
+        Forms::Both | Forms::OfScope => &[true, false],
+        Forms::CtxOnly => &[true],
+        Forms::Plain => &[false],
+    };
+    for t in types {
+        let op_list: Vec<Option<&str>> = match t {
+            Some(t) if name.contains("{op}") => reduce_ops(t.name).into_iter().map(Some).collect(),
+            _ => vec![None],
+        };
+        for op in op_list {
+            let fill = |x: &str| {
+                let mut x = x.to_string();
+                if let Some(t) = t {
+                    x = x.replace("{T}", t.cxx).replace("{t}", t.name);
+                }
+                if let Some(op) = op {
+                    x = x.replace("{op}", op).replace("{OP}", op_enum(op));
+                }
+                x
+            };
+            let short = fill(&name.replace("{T}", "{t}"));
+            for &with_ctx in forms {
+                let mut ps = Vec::new();
+                if with_ctx {
+                    ps.push("rocshmem_ctx_t ctx".to_string());
+                }
+                ps.extend(split(&fill(&params)));
+                let ctx = if with_ctx { "ctx" } else { "dev::default_handle()" };
+                let full = format!("rocshmem_{}{short}", if with_ctx { "ctx_" } else { "" });
+                let bitcode = match (&bitcode, t) {
+                    (Some(_), _) if with_ctx && row.side != Side::Erased => None,
+                    (Some(set), Some(t)) if set.contains(&t.name) => Some(full.clone()),
+                    (Some(set), None) if set.is_empty() => Some(full.clone()),
+                    _ => None,
+                };
+                out.push(DevFn {
+                    name: full,
+                    family: b.family,
+                    side: row.side,
+                    ret: fill(&ret),
+                    params: ps,
+                    body: fill(&body).replace("CTX", ctx),
+                    bitcode,
+                    legacy: b.legacy,
+                });
+            }
+        }
+    }
 }
 
-const SCOPES: &[(&str, &str)] = &[("", "Grp::thread"), ("_wave", "Grp::wave"), ("_wg", "Grp::wg")];
-
-/// Every device function, in a stable order.
-#[allow(clippy::vec_init_then_push)] // one push per table row reads best
+/// Every device function, in a stable order (the table's).
 pub fn functions() -> Vec<DevFn> {
-    use Forms::*;
-    use Side::*;
-    let mut g = Gen { out: Vec::new() };
-    let none: Option<&[&'static str]> = None;
-    let untyped: Option<&[&'static str]> = Some(&[]);
-    type Row = (&'static str, Side, Forms, String, String, String, String, Option<Vec<&'static str>>);
-    #[allow(clippy::too_many_arguments)]
-    fn sp(
-        family: &'static str,
-        side: Side,
-        forms: Forms,
-        name: &str,
-        ret: &str,
-        params: &str,
-        body: &str,
-        bitcode: Option<&[&'static str]>,
-    ) -> Row {
-        (
-            family,
-            side,
-            forms,
-            name.to_string(),
-            ret.to_string(),
-            params.to_string(),
-            body.to_string(),
-            bitcode.map(|b| b.to_vec()),
-        )
-    }
-    let mut specs: Vec<Row> = Vec::new();
-
-    // ---- core ----
-    specs.push(sp("core", HD, Plain, "my_pe", "int", "", "dev::my_pe(CTX)", untyped));
-    specs.push(sp("core", HD, Plain, "n_pes", "int", "", "dev::n_pes(CTX)", untyped));
-    specs.push(sp("core", D, CtxOnly, "my_pe", "int", "", "dev::my_pe(CTX)", none));
-    specs.push(sp("core", D, CtxOnly, "n_pes", "int", "", "dev::n_pes(CTX)", none));
-    specs.push(sp("core", HD, Plain, "team_my_pe", "int", "rocshmem_team_t team", "dev::team_my_pe(team)", none));
-    specs.push(sp("core", HD, Plain, "team_n_pes", "int", "rocshmem_team_t team", "dev::team_n_pes(team)", none));
-    specs.push(sp(
-        "core",
-        HD,
-        Plain,
-        "team_translate_pe",
-        "int",
-        "rocshmem_team_t src_team, int src_pe, rocshmem_team_t dest_team",
-        "dev::team_translate_pe(src_team, src_pe, dest_team)",
-        none,
-    ));
-    specs.push(sp("core", HD, Plain, "ptr", "void *", "const void *dest, int pe", "dev::ptr(dest, pe)", untyped));
-    specs.push(sp("core", HD, Plain, "query_thread", "void", "int *provided", "dev::query_thread(provided)", untyped));
-    specs.push(sp("core", HD, Both, "quiet", "void", "", "dev::quiet(CTX)", untyped));
-    specs.push(sp("core", HD, Both, "fence", "void", "", "dev::fence(CTX)", untyped));
-    specs.push(sp("core", D, Both, "fence", "void", "int pe", "dev::fence_pe(CTX, pe)", untyped));
-    specs.push(sp(
-        "core",
-        D,
-        Both,
-        "pe_quiet",
-        "void",
-        "const int *target_pes, size_t npes",
-        "dev::pe_quiet(CTX, target_pes, npes)",
-        untyped,
-    ));
-    specs.push(sp("core", D, Both, "threadfence_system", "void", "", "dev::threadfence_system(CTX)", untyped));
-    specs.push(sp("core", D, Plain, "wg_init", "void", "", "dev::nothing()", none));
-    specs.push(sp("core", D, Plain, "wg_finalize", "void", "", "dev::nothing()", none));
-    specs.push(sp(
-        "core",
-        D,
-        Plain,
-        "wg_init_thread",
-        "void",
-        "int requested, int *provided",
-        "dev::wg_init_thread(requested, provided)",
-        none,
-    ));
-    specs.push(sp(
-        "core",
-        D,
-        Plain,
-        "wg_ctx_create",
-        "int",
-        "int64_t options, rocshmem_ctx_t *ctx",
-        "dev::wg_ctx_create(options, ctx)",
-        none,
-    ));
-    specs.push(sp(
-        "core",
-        D,
-        Plain,
-        "wg_team_create_ctx",
-        "int",
-        "rocshmem_team_t team, long options, rocshmem_ctx_t *ctx",
-        "dev::wg_team_create_ctx(team, options, ctx)",
-        none,
-    ));
-    specs.push(sp("core", D, Plain, "wg_ctx_destroy", "void", "rocshmem_ctx_t *ctx", "dev::wg_ctx_destroy(ctx)", none));
-
-    // ---- RMA (host and device) and RMA_X (wave / work-group) ----
-    const RMA: &str = "{T} *dest, const {T} *source, size_t nelems, int pe";
-    const MEM: &str = "void *dest, const void *source, size_t nelems, int pe";
-    for (suffix, grp) in SCOPES {
-        let (fam, side) = if suffix.is_empty() { ("RMA", HD) } else { ("RMA_X", D) };
-        for (op, f) in [("put", "put"), ("get", "get"), ("put_nbi", "put"), ("get_nbi", "get")] {
-            specs.push(sp(
-                fam,
-                side,
-                Both,
-                &format!("{{T}}_{op}{suffix}"),
-                "void",
-                RMA,
-                &format!("dev::{f}<{{T}}, dev::{grp}>(CTX, dest, source, nelems, pe)"),
-                Some(T13),
-            ));
-            specs.push(sp(
-                fam,
-                side,
-                Both,
-                &format!("{}mem{}{suffix}", f, &op[3..]),
-                "void",
-                MEM,
-                &format!("dev::{f}mem<dev::{grp}>(CTX, dest, source, nelems, pe)"),
-                untyped,
-            ));
+    let mut out = Vec::new();
+    for b in BLOCKS {
+        for sc in b.scopes {
+            for row in b.rows {
+                expand(&mut out, b, sc, row);
+            }
         }
     }
-    let mut t13_int64: Vec<&str> = T13.to_vec();
-    t13_int64.push("int64");
-    specs.push(sp(
-        "RMA",
-        HD,
-        Both,
-        "{T}_p",
-        "void",
-        "{T} *dest, {T} value, int pe",
-        "dev::p<{T}>(CTX, dest, value, pe)",
-        Some(&t13_int64[..]),
-    ));
-    specs.push(sp(
-        "RMA",
-        HD,
-        Both,
-        "{T}_g",
-        "{T}",
-        "const {T} *source, int pe",
-        "dev::g<{T}>(CTX, source, pe)",
-        Some(T13),
-    ));
-
-    // ---- AMO ----
-    let amo: &[(&str, &[&str], &str, &str, &str)] = &[
-        (
-            "atomic_fetch",
-            AMO14,
-            "{T}",
-            "{T} *source, int pe",
-            "fetch>(CTX, source, dev::zero<{T}>(), dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_set", AMO14, "void", "{T} *dest, {T} value, int pe", "set>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-        ("atomic_swap", AMO14, "{T}", "{T} *dest, {T} value, int pe", "swap>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-        (
-            "atomic_compare_swap",
-            AMO12,
-            "{T}",
-            "{T} *dest, {T} cond, {T} value, int pe",
-            "compare_swap>(CTX, dest, value, cond, pe)",
-        ),
-        (
-            "atomic_fetch_inc",
-            AMO12,
-            "{T}",
-            "{T} *dest, int pe",
-            "fetch_inc>(CTX, dest, dev::zero<{T}>(), dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_inc", AMO12, "void", "{T} *dest, int pe", "inc>(CTX, dest, dev::zero<{T}>(), dev::zero<{T}>(), pe)"),
-        (
-            "atomic_fetch_add",
-            AMO12,
-            "{T}",
-            "{T} *dest, {T} value, int pe",
-            "fetch_add>(CTX, dest, value, dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_add", AMO12, "void", "{T} *dest, {T} value, int pe", "add>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-        (
-            "atomic_fetch_and",
-            AMO7,
-            "{T}",
-            "{T} *dest, {T} value, int pe",
-            "fetch_and>(CTX, dest, value, dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_and", AMO7, "void", "{T} *dest, {T} value, int pe", "and_>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-        (
-            "atomic_fetch_or",
-            AMO7,
-            "{T}",
-            "{T} *dest, {T} value, int pe",
-            "fetch_or>(CTX, dest, value, dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_or", AMO7, "void", "{T} *dest, {T} value, int pe", "or_>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-        (
-            "atomic_fetch_xor",
-            AMO7,
-            "{T}",
-            "{T} *dest, {T} value, int pe",
-            "fetch_xor>(CTX, dest, value, dev::zero<{T}>(), pe)",
-        ),
-        ("atomic_xor", AMO7, "void", "{T} *dest, {T} value, int pe", "xor_>(CTX, dest, value, dev::zero<{T}>(), pe)"),
-    ];
-    let mut amo_types: Vec<&'static [&'static str]> = Vec::new();
-    for (name, types, ret, params, call) in amo {
-        amo_types.push(types);
-        specs.push(sp(
-            "AMO",
-            HD,
-            Both,
-            &format!("{{T}}_{name}"),
-            ret,
-            params,
-            &format!("dev::amo<{{T}}, dev::AmoOp::{call}"),
-            Some(*types),
-        ));
-    }
-
-    // ---- SIG_OP ----
-    const SIG: &str = "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe";
-    for (suffix, grp) in [
-        ("", "Grp::thread"),
-        ("_wg", "Grp::wg"),
-        ("_wave", "Grp::wave"),
-        ("_nbi", "Grp::thread"),
-        ("_nbi_wg", "Grp::wg"),
-        ("_nbi_wave", "Grp::wave"),
-    ] {
-        specs.push(sp(
-            "SIG_OP",
-            D,
-            Both,
-            &format!("putmem_signal{suffix}"),
-            "void",
-            &format!("void *dest, const void *source, size_t nelems, {SIG}"),
-            &format!("dev::putmem_signal<dev::{grp}>(CTX, dest, source, nelems, sig_addr, signal, sig_op, pe)"),
-            untyped,
-        ));
-        specs.push(sp(
-            "SIG_OP",
-            D,
-            Both,
-            &format!("{{T}}_put_signal{suffix}"),
-            "void",
-            &format!("{{T}} *dest, const {{T}} *source, size_t nelems, {SIG}"),
-            &format!("dev::put_signal<{{T}}, dev::{grp}>(CTX, dest, source, nelems, sig_addr, signal, sig_op, pe)"),
-            Some(T13),
-        ));
-    }
-    for (suffix, grp) in SCOPES {
-        specs.push(sp(
-            "SIG_OP",
-            D,
-            Plain,
-            &format!("signal_fetch{suffix}"),
-            "uint64_t",
-            "const uint64_t *sig_addr",
-            &format!("dev::signal_fetch<dev::{grp}>(sig_addr)"),
-            untyped,
-        ));
-    }
-    specs.push(sp(
-        "SIG_OP",
-        D,
-        Both,
-        "signal_add",
-        "void",
-        "uint64_t *sig_addr, uint64_t signal, int pe",
-        "dev::signal_op(CTX, sig_addr, signal, ROCSHMEM_SIGNAL_ADD, pe)",
-        none,
-    ));
-    specs.push(sp(
-        "SIG_OP",
-        D,
-        Both,
-        "signal_set",
-        "void",
-        "uint64_t *sig_addr, uint64_t signal, int pe",
-        "dev::signal_op(CTX, sig_addr, signal, ROCSHMEM_SIGNAL_SET, pe)",
-        none,
-    ));
-    specs.push(sp(
-        "SIG_OP",
-        D,
-        Plain,
-        "signal_wait_until",
-        "uint64_t",
-        "uint64_t *sig_addr, int cmp, uint64_t cmp_value",
-        "dev::signal_wait_until(sig_addr, cmp, cmp_value)",
-        none,
-    ));
-
-    // ---- P2P_SYNC ----
-    let mut t13_u64: Vec<&str> = T13.to_vec();
-    t13_u64.push("uint64");
-    let p2p: &[(&str, &str, &str, &str)] = &[
-        ("wait_until", "void", "{T} *ivars, int cmp, {T} val", "dev::wait_until<{T}>(ivars, cmp, val)"),
-        (
-            "wait_until_any",
-            "size_t",
-            "{T} *ivars, size_t nelems, const int *status, int cmp, {T} val",
-            "dev::wait_any<{T}, false>(ivars, nelems, status, cmp, &val)",
-        ),
-        (
-            "wait_until_all",
-            "void",
-            "{T} *ivars, size_t nelems, const int *status, int cmp, {T} val",
-            "dev::wait_all<{T}, false>(ivars, nelems, status, cmp, &val)",
-        ),
-        (
-            "wait_until_some",
-            "size_t",
-            "{T} *ivars, size_t nelems, size_t *indices, const int *status, int cmp, {T} val",
-            "dev::wait_some<{T}, false>(ivars, nelems, indices, status, cmp, &val)",
-        ),
-        (
-            "wait_until_any_vector",
-            "size_t",
-            "{T} *ivars, size_t nelems, const int *status, int cmp, {T} *vals",
-            "dev::wait_any<{T}, true>(ivars, nelems, status, cmp, vals)",
-        ),
-        (
-            "wait_until_all_vector",
-            "void",
-            "{T} *ivars, size_t nelems, const int *status, int cmp, {T} *vals",
-            "dev::wait_all<{T}, true>(ivars, nelems, status, cmp, vals)",
-        ),
-        (
-            "wait_until_some_vector",
-            "size_t",
-            "{T} *ivars, size_t nelems, size_t *indices, const int *status, int cmp, {T} *vals",
-            "dev::wait_some<{T}, true>(ivars, nelems, indices, status, cmp, vals)",
-        ),
-        ("test", "int", "{T} *ivars, int cmp, {T} val", "dev::test<{T}>(ivars, cmp, val)"),
-    ];
-    for (name, ret, params, body) in p2p {
-        specs.push(sp("P2P_SYNC", HD, Plain, &format!("{{T}}_{name}"), ret, params, body, Some(&t13_u64[..])));
-    }
-
-    // ---- barrier / sync ----
-    for (suffix, grp) in SCOPES {
-        let side = if suffix.is_empty() { HD } else { D };
-        specs.push(sp(
-            "COLL",
-            side,
-            Plain,
-            &format!("barrier_all{suffix}"),
-            "void",
-            "",
-            &format!("dev::barrier<dev::{grp}>(CTX, dev::world_team(CTX))"),
-            untyped,
-        ));
-        specs.push(sp(
-            "COLL",
-            side,
-            Plain,
-            &format!("barrier{suffix}"),
-            "void",
-            "",
-            &format!("dev::barrier<dev::{grp}>(CTX, dev::world_team(CTX))"),
-            untyped,
-        ));
-        specs.push(sp(
-            "COLL",
-            side,
-            Plain,
-            &format!("sync_all{suffix}"),
-            "void",
-            "",
-            &format!("dev::sync<dev::{grp}>(CTX, dev::world_team(CTX))"),
-            untyped,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("barrier{suffix}"),
-            "void",
-            "rocshmem_team_t team",
-            &format!("dev::barrier<dev::{grp}>(CTX, team)"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("sync{suffix}"),
-            "void",
-            "rocshmem_team_t team",
-            &format!("dev::sync<dev::{grp}>(CTX, team)"),
-            none,
-        ));
-    }
-
-    // ---- collectives ----
-    const COLL: &str = "rocshmem_team_t team, {T} *dest, const {T} *source, int nelems";
-    const COLLMEM: &str = "rocshmem_team_t team, void *dest, const void *source, int nelems";
-    for (suffix, grp, ret, forms) in [("_wg", "Grp::wg", "void", Both), ("_wave", "Grp::wave", "int", CtxOnly)] {
-        let ret_kw = if ret == "void" { "(void)" } else { "" };
-        specs.push(sp(
-            "COLL",
-            D,
-            forms,
-            &format!("{{T}}_alltoall{suffix}"),
-            ret,
-            COLL,
-            &format!("{ret_kw}dev::alltoallmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems) * sizeof({{T}}))"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("alltoallmem{suffix}"),
-            ret,
-            COLLMEM,
-            &format!("{ret_kw}dev::alltoallmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems))"),
-            none,
-        ));
-        specs.push(sp("COLL", D, CtxOnly, &format!("{{T}}_broadcast{suffix}"), ret, &format!("{COLL}, int pe_root"),
-            &format!("{ret_kw}dev::broadcastmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems) * sizeof({{T}}), pe_root)"), none));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("broadcastmem{suffix}"),
-            ret,
-            &format!("{COLLMEM}, int pe_root"),
-            &format!("{ret_kw}dev::broadcastmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems), pe_root)"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("{{T}}_fcollect{suffix}"),
-            ret,
-            COLL,
-            &format!("{ret_kw}dev::fcollectmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems) * sizeof({{T}}))"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("fcollectmem{suffix}"),
-            ret,
-            COLLMEM,
-            &format!("{ret_kw}dev::fcollectmem<dev::{grp}>(CTX, team, dest, source, size_t(nelems))"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("{{T}}_{{op}}_reduce{suffix}"),
-            "int",
-            "rocshmem_team_t team, {T} *dest, const {T} *source, int nreduce",
-            &format!("dev::reduce<{{T}}, {{OP}}, dev::{grp}>(CTX, team, dest, source, nreduce)"),
-            none,
-        ));
-        specs.push(sp(
-            "COLL",
-            D,
-            CtxOnly,
-            &format!("{{T}}_{{op}}_reduce_scatter{suffix}"),
-            "int",
-            "rocshmem_team_t team, {T} *dest, const {T} *source, int nreduce",
-            &format!("dev::reduce_scatter<{{T}}, {{OP}}, dev::{grp}>(CTX, team, dest, source, nreduce)"),
-            none,
-        ));
-    }
-    specs.push(sp("COLL", D, Plain, "{T}_alltoallv_wg", "void",
-        "rocshmem_team_t team, {T} *dest, const size_t dest_nelems[], const size_t dest_displs[], {T} *source, const size_t source_nelems[], const size_t source_displs[]",
-        "(void)dev::alltoallv<{T}, dev::Grp::wg>(CTX, team, dest, dest_nelems, dest_displs, source, source_nelems, source_displs)", none));
-
-    // ---- tile (type-erased forms; the tensor templates are header-only upstream) ----
-    specs.push(sp(
-        "TILE",
-        D,
-        Both,
-        "tile_collective_wait",
-        "int",
-        "rocshmem_team_t team, uint64_t flags",
-        "dev::tile_collective_wait(CTX, team, flags)",
-        untyped,
-    ));
-    const TILE: &str = "void *dst, const void *src, const size_t *dst_strides, const size_t *src_strides, \
-                        const size_t *start_coord, const size_t *boundary, int ndim, size_t element_size";
-    const TILE_ARGS: &str = "dst, src, dst_strides, src_strides, start_coord, boundary, ndim, element_size";
-    for (suffix, grp) in SCOPES {
-        for op in ["put", "get"] {
-            let body = format!("dev::tile_{op}<dev::{grp}>(CTX, {TILE_ARGS}, pe, flags)");
-            let params = format!("{TILE}, int pe, uint64_t flags");
-            specs.push(sp("TILE", Erased, CtxOnly, &format!("tile_{op}{suffix}"), "int", &params, &body, untyped));
-        }
-        let body = format!("dev::tile_allgather<dev::{grp}>(CTX, team, {TILE_ARGS}, flags)");
-        let params = format!("rocshmem_team_t team, {TILE}, uint64_t flags");
-        specs.push(sp("TILE", Erased, Plain, &format!("tile_allgather{suffix}"), "int", &params, &body, untyped));
-        let body = format!("dev::tile_broadcast<dev::{grp}>(CTX, team, {TILE_ARGS}, pe_root, flags)");
-        let params = format!("rocshmem_team_t team, {TILE}, int pe_root, uint64_t flags");
-        specs.push(sp("TILE", Erased, Plain, &format!("tile_broadcast{suffix}"), "int", &params, &body, untyped));
-        for op in ["sum", "max", "min"] {
-            let body = format!("dev::tile_reduce<dev::{grp}, dev::Op::{op}>(CTX, team, {TILE_ARGS}, root, flags)");
-            let params = format!("rocshmem_team_t team, {TILE}, int root, uint64_t flags");
-            specs.push(sp("TILE", Erased, Plain, &format!("tile_{op}_reduce{suffix}"), "int", &params, &body, untyped));
-        }
-    }
-
-    // Expand. Which type set and ops each spec takes follows from its name.
-    for (family, side, forms, name, ret, params, body, bitcode) in &specs {
-        let spec = Spec {
-            family,
-            side: *side,
-            forms: *forms,
-            name,
-            ret,
-            params,
-            body,
-            bitcode: bitcode.as_deref(),
-            legacy: false,
-        };
-        let types: Option<Vec<&str>> = if !name.contains("{T}") {
-            None
-        } else if name.contains("{op}") {
-            Some(T25.to_vec())
-        } else if *family == "AMO" {
-            let i = amo.iter().position(|a| name.ends_with(a.0) && name.len() == a.0.len() + 4).unwrap();
-            Some(amo_types[i].to_vec())
-        } else {
-            Some(T25.to_vec())
-        };
-        g.add(&spec, types.as_deref(), &reduce_ops);
-    }
-
-    // ---- rocSHMEM 2.x names (renamed in 3.0), as aliases ----
-    let legacy: &[(&str, &str, &str, &str, &[&str])] = &[
-        (
-            "{T}_wg_alltoall",
-            "void",
-            COLL,
-            "(void)dev::alltoallmem<dev::Grp::wg>(CTX, team, dest, source, size_t(nelems) * sizeof({T}))",
-            T13,
-        ),
-        (
-            "{T}_wg_broadcast",
-            "void",
-            "rocshmem_team_t team, {T} *dest, const {T} *source, int nelems, int pe_root",
-            "(void)dev::broadcastmem<dev::Grp::wg>(CTX, team, dest, source, size_t(nelems) * sizeof({T}), pe_root)",
-            T13,
-        ),
-        (
-            "{T}_wg_fcollect",
-            "void",
-            COLL,
-            "(void)dev::fcollectmem<dev::Grp::wg>(CTX, team, dest, source, size_t(nelems) * sizeof({T}))",
-            T13,
-        ),
-    ];
-    for (name, ret, params, body, types) in legacy {
-        let spec = Spec {
-            family: "COLL-legacy",
-            side: D,
-            forms: CtxOnly,
-            name,
-            ret,
-            params,
-            body,
-            bitcode: None,
-            legacy: true,
-        };
-        g.add(&spec, Some(types), &no_ops);
-    }
-    let mut to_all: Vec<&str> = TO_ALL_INT.to_vec();
-    to_all.extend_from_slice(TO_ALL_FLOAT);
-    let spec = Spec {
-        family: "COLL-legacy",
-        side: D,
-        forms: CtxOnly,
-        name: "{T}_{op}_wg_reduce",
-        ret: "int",
-        params: "rocshmem_team_t team, {T} *dest, const {T} *source, int nreduce",
-        body: "dev::reduce<{T}, {OP}, dev::Grp::wg>(CTX, team, dest, source, nreduce)",
-        bitcode: None,
-        legacy: true,
-    };
-    g.add(&spec, Some(&to_all), &reduce_ops);
-    for (name, params, body, forms) in [
-        ("wg_barrier_all", "", "dev::barrier<dev::Grp::wg>(CTX, dev::world_team(CTX))", Both),
-        ("wg_sync_all", "", "dev::sync<dev::Grp::wg>(CTX, dev::world_team(CTX))", Both),
-        ("wg_team_sync", "rocshmem_team_t team", "dev::sync<dev::Grp::wg>(CTX, team)", Both),
-    ] {
-        let spec = Spec {
-            family: "COLL-legacy",
-            side: D,
-            forms,
-            name,
-            ret: "void",
-            params,
-            body,
-            bitcode: None,
-            legacy: true,
-        };
-        g.add(&spec, None, &no_ops);
-    }
-
     // A name on both sides whose device form has other parameters (`rocshmem_barrier()` on the
     // device, `rocshmem_barrier(team)` on the host) is a device-only overload.
-    for f in g.out.iter_mut() {
+    for f in out.iter_mut() {
         if f.side == Side::HD && !host_has(&f.name, &f.params) {
             f.side = Side::D;
         }
     }
-    g.out
+    out
 }
 
 /// Is `name(params)` a function of the host API (same name and parameters)?
@@ -865,7 +276,8 @@ pub fn gpu_hd(fns: &[DevFn]) -> String {
     s
 }
 
-pub const BANNER: &str = "/* GENERATED by build.rs from codegen/device.rs: do not edit; change the table. */\n";
+pub const BANNER: &str =
+    concat!("/* GENERATED by `", gen_command!(), "` from codegen/device.rs: do not edit; change the table. */\n");
 
 /// `include/rocshmem/rocshmem_DEVICE.hpp`: declarations of the device API.
 pub fn header(fns: &[DevFn]) -> String {

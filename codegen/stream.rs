@@ -16,7 +16,7 @@ fn reductions() -> Vec<(&'static Ty, &'static str)> {
         .collect()
 }
 
-/// `device/stream/reduce_list.inc`: `X(C++ type, type name, op name, ROCSHMEM_OP)` per reduction.
+/// `device/stream/gen/reduce_list.inc`: `X(C++ type, type name, op name, ROCSHMEM_OP)` per reduction.
 pub fn reduce_list() -> String {
     let mut s = String::from(C_BANNER);
     s.push_str("/* The typed reduce_on_stream helper kernels: X(C++ type, type name, op, ROCSHMEM_OP). */\n");
@@ -106,7 +106,7 @@ static void ros_{n}_{op}(void) {
 }
 "#;
 
-/// `ctests/stream/typed_reduce_on_stream.c`: every typed reduce_on_stream name on the host
+/// `ctests/gen/typed_reduce_on_stream.c`: every typed reduce_on_stream name on the host
 /// platform's ordered queues, checked on every member.
 pub fn typed_test() -> String {
     let mut body = String::from("\nstatic void *created;\n");

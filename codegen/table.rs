@@ -68,6 +68,8 @@ pub const T25: &[&str] = &[
     "ulonglong", "half", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "size",
     "ptrdiff",
 ];
+/// Upstream's bitcode wrappers (the device `extern "C"` names) cover T25's first 13 types.
+pub const T13: &[&str] = T25.split_at(13).0;
 pub const AMO12: &[&str] =
     &["int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64", "size", "ptrdiff"];
 pub const AMO14: &[&str] = &[

@@ -17,7 +17,7 @@
 # CUDA headers: the device library needs none of CUDA's code (the platform layer is inline
 # PTX; the bitcode has no undefined symbol), only the declarations that the HIP-on-CUDA
 # headers (include/rocshmem/compat) name. So by default it is compiled with -nocudainc against
-# the declaration stubs in ctests/compat/fake_cuda: the same result with or without a CUDA
+# the declaration stubs in device/cuda_decls: the same result with or without a CUDA
 # installation, and no dependence on which CUDA versions this clang knows.
 # -DROCSHMEM_BITCODE_CUDA_PATH=/usr/local/cuda uses a real CUDA's headers (clang's CUDA
 # wrapper headers) instead.
@@ -50,7 +50,7 @@ if(NOT DEFINED ROCSHMEM_CUDA_ARCHS)
   set(ROCSHMEM_CUDA_ARCHS "90")
 endif()
 set(ROCSHMEM_BITCODE_CUDA_PATH "" CACHE PATH
-    "CUDA installation whose headers compile the device bitcode (empty: the declaration stubs in ctests/compat/fake_cuda)")
+    "CUDA installation whose headers compile the device bitcode (empty: the declaration stubs in device/cuda_decls)")
 
 # ---- tools: one LLVM ----
 set(_rbc_tools clang++ llvm-link opt llvm-nm llc)
@@ -104,7 +104,7 @@ endif()
 if(ROCSHMEM_BITCODE_CUDA_PATH)
   set(_rbc_cuda_flags --cuda-path=${ROCSHMEM_BITCODE_CUDA_PATH} -Wno-unknown-cuda-version)
 else()
-  set(_rbc_cuda_flags -nocudainc -I${_rbc_root}/ctests/compat/fake_cuda)
+  set(_rbc_cuda_flags -nocudainc -I${_rbc_root}/device/cuda_decls)
 endif()
 set(ROCSHMEM_BITCODE_COMPILE_FLAGS
     -x cuda --cuda-device-only -nocudalib ${_rbc_cuda_flags} -fgpu-rdc -std=c++17

@@ -9,7 +9,7 @@
 #    and the host glue rocshmemi_device_globals_set;
 #  - the stream kernels' bundles (stream_core.hipfb, stream_reduce.hipfb, embedded in
 #    librocshmem.so) hold a code object for every arch of the archive, each defining every
-#    kernel of device/stream/kernels.hpp and reduce_list.inc and the device globals;
+#    kernel of device/stream/kernels.hpp and gen/reduce_list.inc and the device globals;
 #  - with CHECK_AMD_LINK=1, a user kernel (ctests/amd/link_kernel.cpp) compiles and device-links
 #    against it with -fgpu-rdc (slow: LTO of the library for every arch).
 # Exits non-zero on any miss. No AMD GPU is needed.
@@ -167,7 +167,7 @@ fi
 if [ -f "$lib" ] && [ "${CHECK_AMD_STREAM:-1}" = 1 ]; then
   core=$(sed -n '/define ROCSHMEM_STREAM_CORE_KERNELS/,/^$/p' device/stream/kernels.hpp | grep -o 'X([a-z_]*)' |
          sed 's/X(\(.*\))/rocshmemi_stream_\1/')
-  reduce=$(grep '^X(' device/stream/reduce_list.inc | awk -F', *' '{ print "rocshmemi_stream_reduce_" $2 "_" $3 }')
+  reduce=$(grep '^X(' device/stream/gen/reduce_list.inc | awk -F', *' '{ print "rocshmemi_stream_reduce_" $2 "_" $3 }')
   globals="ROCSHMEM_CTX_DEFAULT ROCSHMEM_TEAM_WORLD ROCSHMEM_TEAM_SHARED"
   for mod in core reduce; do
     fb="$sdir/stream_$mod.hipfb"

@@ -21,7 +21,7 @@ took() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
 
 echo "== Rust: format, lints, unit tests"
 cargo fmt --check
-cargo clippy --all-targets --quiet -- -D warnings
+cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --quiet
 
 echo "== today's ROCm (a Debian sid root, made once and kept: scripts/rocm-sid.sh)"

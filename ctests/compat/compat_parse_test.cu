@@ -2,10 +2,10 @@
  * Parse test of the rocSHMEM HIP-on-CUDA compatibility headers (include/rocshmem/compat).
  *
  * A HIP program of the kind rocSHMEM users write, using a wide slice of the covered API. It is
- * only type-checked, on a machine without CUDA, against the stub CUDA headers in fake_cuda/:
+ * only type-checked, on a machine without CUDA, against the stub CUDA headers in device/cuda_decls/:
  *
  *   clang++-16 -x cuda --cuda-gpu-arch=sm_90 -nocudainc -nocudalib -fsyntax-only \
- *     -I ctests/compat/fake_cuda -I include/rocshmem/compat ctests/compat/compat_parse_test.cu
+ *     -I device/cuda_decls -I include/rocshmem/compat ctests/compat/compat_parse_test.cu
  *
  * (both the host and the device pass are checked). compat_runtime_test.cu runs the same
  * kinds of calls for real with nvcc on an NVIDIA GPU.

@@ -3,7 +3,7 @@
  * layer, as nvcc would see it. Checked with clang against the stub CUDA headers:
  *
  *   clang++-16 -x cuda --cuda-gpu-arch=sm_90 -nocudainc -nocudalib -fsyntax-only \
- *     -I ctests/compat/fake_cuda -I include/rocshmem/compat -I include \
+ *     -I device/cuda_decls -I include/rocshmem/compat -I include \
  *     ctests/compat/compat_rocshmem_parse_test.cu
  */
 #include <hip/hip_runtime.h>

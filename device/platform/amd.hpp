@@ -11,14 +11,8 @@
 #ifndef ROCSHMEM_DEVICE_PLATFORM_AMD_HPP
 #define ROCSHMEM_DEVICE_PLATFORM_AMD_HPP
 
-#if __cplusplus < 201703L
-#error "the rocshmem device platform layer needs C++17 (-std=c++17)"
-#endif
-
 #include <stddef.h>
 #include <stdint.h>
-
-#include <type_traits>
 
 #define ROCSHMEM_DEV __attribute__((device))
 #define ROCSHMEM_DEV_INLINE __attribute__((device)) __attribute__((always_inline)) inline
@@ -38,33 +32,6 @@ namespace platform {
 constexpr unsigned kPlatform = 1;
 
 namespace detail {
-// The value argument of an atomic takes its type from the pointer (so `p, 1` works).
-template <class T>
-struct nondeduced {
-  using type = T;
-};
-template <class T>
-using nd = typename nondeduced<T>::type;
-
-template <class T>
-ROCSHMEM_DEV_INLINE constexpr void check_word() {
-  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
-                "platform atomics work on 32- and 64-bit integer words");
-}
-
-// A load has no release half and a store no acquire half: each takes the half that applies.
-constexpr int rmw_order(Order o) {
-  return o == Order::relaxed   ? __ATOMIC_RELAXED
-         : o == Order::acquire ? __ATOMIC_ACQUIRE
-         : o == Order::release ? __ATOMIC_RELEASE
-                               : __ATOMIC_ACQ_REL;
-}
-constexpr int load_order(Order o) {
-  return (o == Order::acquire || o == Order::acq_rel) ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
-}
-constexpr int store_order(Order o) {
-  return (o == Order::release || o == Order::acq_rel) ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
-}
 constexpr int hip_scope(Scope s) {
   return s == Scope::wg ? __HIP_MEMORY_SCOPE_WORKGROUP
          : s == Scope::device ? __HIP_MEMORY_SCOPE_AGENT
@@ -75,6 +42,46 @@ ROCSHMEM_DEV_INLINE uint32_t local_id() {
   return __builtin_amdgcn_workitem_id_x() +
          uint32_t(__ockl_get_local_size(0)) *
              (__builtin_amdgcn_workitem_id_y() + uint32_t(__ockl_get_local_size(1)) * __builtin_amdgcn_workitem_id_z());
+}
+
+// The atomic primitives of the contract (platform.hpp), on HIP's scoped builtins.
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T load(const T *p) {
+  return __hip_atomic_load(p, builtin_order(O), hip_scope(S));
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void store(T *p, T v) {
+  __hip_atomic_store(p, v, builtin_order(O), hip_scope(S));
+}
+
+template <Scope S, Order O, Rmw OP, class T>
+ROCSHMEM_DEV_INLINE T rmw(T *p, T v) {
+  constexpr int mo = builtin_order(O), sc = hip_scope(S);
+  if constexpr (OP == Rmw::add) {
+    return __hip_atomic_fetch_add(p, v, mo, sc);
+  } else if constexpr (OP == Rmw::exch) {
+    return __hip_atomic_exchange(p, v, mo, sc);
+  } else if constexpr (OP == Rmw::and_) {
+    return __hip_atomic_fetch_and(p, v, mo, sc);
+  } else if constexpr (OP == Rmw::or_) {
+    return __hip_atomic_fetch_or(p, v, mo, sc);
+  } else {
+    return __hip_atomic_fetch_xor(p, v, mo, sc);
+  }
+}
+
+/** A fetch-add whose result is unused: the compiler picks the no-return instruction. */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void red_add(T *p, T v) {
+  (void)__hip_atomic_fetch_add(p, v, builtin_order(O), hip_scope(S));
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T cas(T *p, T expected, T desired) {
+  constexpr int mo = builtin_order(O), fail = builtin_order(load_order(O)), sc = hip_scope(S);
+  __hip_atomic_compare_exchange_strong(p, &expected, desired, mo, fail, sc);
+  return expected;
 }
 }  // namespace detail
 
@@ -130,99 +137,15 @@ ROCSHMEM_DEV_INLINE uint64_t wave_broadcast(uint64_t v, uint32_t src_lane) {
   return uint64_t{hi} << 32 | lo;
 }
 
-/** Thread src_thread's v to every thread of the work-group, through one LDS word. */
-ROCSHMEM_DEV_INLINE uint64_t wg_broadcast(uint64_t v, uint32_t src_thread) {
-  __attribute__((shared)) uint64_t slot;  // one per work-group (function-scope LDS is static)
-  wg_barrier();                           // the previous broadcast's readers are done with slot
-  if (thread_id() == src_thread) slot = v;
-  wg_barrier();
-  return slot;
-}
-
 // ---- fences -----------------------------------------------------------------------------
 ROCSHMEM_DEV_INLINE void fence_wg() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
 ROCSHMEM_DEV_INLINE void fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
 ROCSHMEM_DEV_INLINE void fence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
 
-// ---- atomics ----------------------------------------------------------------------------
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_load(const T *p) {
-  detail::check_word<T>();
-  constexpr int mo = detail::load_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_load(p, mo, sc);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_store(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::store_order(O), sc = detail::hip_scope(S);
-  __hip_atomic_store(p, v, mo, sc);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_fetch_add(p, v, mo, sc);
-}
-
-/** Adds without returning the old value (the compiler picks the no-return instruction). */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
-  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  (void)__hip_atomic_fetch_add(p, v, mo, sc);
-}
-
-/** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), fail = detail::load_order(O), sc = detail::hip_scope(S);
-  __hip_atomic_compare_exchange_strong(p, &expected, desired, mo, fail, sc);
-  return expected;
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_exchange(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_exchange(p, v, mo, sc);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_and(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_fetch_and(p, v, mo, sc);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_or(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_fetch_or(p, v, mo, sc);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), sc = detail::hip_scope(S);
-  return __hip_atomic_fetch_xor(p, v, mo, sc);
-}
-
 /** A 64-bit word that no one writes while kernels run (core tables). */
 ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) { return *p; }
 
 // ---- polling ----------------------------------------------------------------------------
-/** An acquire load at system scope (an atomic: re-read on every iteration). */
-template <class T>
-ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
-  detail::check_word<std::remove_cv_t<T>>();
-  return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-
 /** s_sleep takes a constant (units of 64 clocks): short at first, then ~8k clocks. */
 ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   if (round < 4)
@@ -232,10 +155,6 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   else
     __builtin_amdgcn_s_sleep(127);
 }
-
-/** park/unpark (platform.hpp): a GPU has no futex; the waiter polls with backoff(). */
-ROCSHMEM_DEV_INLINE void park(const uint64_t *, uint64_t, uint32_t round) { backoff(round); }
-ROCSHMEM_DEV_INLINE void unpark(const uint64_t *) {}
 
 // ---- clock ------------------------------------------------------------------------------
 /** The constant 100 MHz "real time" counter (CDNA, RDNA), in ns. */

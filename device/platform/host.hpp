@@ -11,15 +11,9 @@
 #ifndef ROCSHMEM_DEVICE_PLATFORM_HOST_HPP
 #define ROCSHMEM_DEVICE_PLATFORM_HOST_HPP
 
-#if __cplusplus < 201703L
-#error "the rocshmem device platform layer needs C++17 (-std=c++17)"
-#endif
-
 #include <sched.h>
 #include <stdint.h>
 #include <time.h>
-
-#include <type_traits>
 
 #include "../../include/rocshmem/rocshmem_host_launch.hpp"
 
@@ -35,35 +29,6 @@ namespace platform {
 constexpr unsigned kPlatform = 0;
 
 namespace detail {
-// The value argument of an atomic takes its type from the pointer (so `p, 1` works).
-template <class T>
-struct nondeduced {
-  using type = T;
-};
-template <class T>
-using nd = typename nondeduced<T>::type;
-
-template <class T>
-constexpr void check_word() {
-  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
-                "platform atomics work on 32- and 64-bit integer words");
-}
-
-// A load has no release half and a store no acquire half: each takes the half that applies.
-constexpr int rmw_order(Order o) {
-  return o == Order::relaxed   ? __ATOMIC_RELAXED
-         : o == Order::acquire ? __ATOMIC_ACQUIRE
-         : o == Order::release ? __ATOMIC_RELEASE
-                               : __ATOMIC_ACQ_REL;
-}
-constexpr int load_order(Order o) {
-  return (o == Order::acquire || o == Order::acq_rel) ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
-}
-constexpr int store_order(Order o) {
-  return (o == Order::release || o == Order::acq_rel) ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
-}
-constexpr int cas_fail_order(Order o) { return load_order(o); }
-
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -73,6 +38,46 @@ inline void cpu_relax() {
 }
 
 inline const host::KernelThread &self(const char *what) { return host::kernel_thread(what); }
+
+// The atomic primitives of the contract (platform.hpp): one CPU memory, so the scope is
+// irrelevant.
+template <Scope S, Order O, class T>
+inline T load(const T *p) {
+  return __atomic_load_n(p, builtin_order(O));
+}
+
+template <Scope S, Order O, class T>
+inline void store(T *p, T v) {
+  __atomic_store_n(p, v, builtin_order(O));
+}
+
+template <Scope S, Order O, Rmw OP, class T>
+inline T rmw(T *p, T v) {
+  constexpr int mo = builtin_order(O);
+  if constexpr (OP == Rmw::add) {
+    return __atomic_fetch_add(p, v, mo);
+  } else if constexpr (OP == Rmw::exch) {
+    return __atomic_exchange_n(p, v, mo);
+  } else if constexpr (OP == Rmw::and_) {
+    return __atomic_fetch_and(p, v, mo);
+  } else if constexpr (OP == Rmw::or_) {
+    return __atomic_fetch_or(p, v, mo);
+  } else {
+    return __atomic_fetch_xor(p, v, mo);
+  }
+}
+
+template <Scope S, Order O, class T>
+inline void red_add(T *p, T v) {
+  (void)__atomic_fetch_add(p, v, builtin_order(O));
+}
+
+template <Scope S, Order O, class T>
+inline T cas(T *p, T expected, T desired) {
+  constexpr int mo = builtin_order(O), fail = builtin_order(load_order(O));
+  __atomic_compare_exchange_n(p, &expected, desired, false, mo, fail);
+  return expected;
+}
 }  // namespace detail
 
 // ---- ids and sizes ----------------------------------------------------------------------
@@ -97,84 +102,10 @@ ROCSHMEM_DEV_INLINE void fence_wg() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 ROCSHMEM_DEV_INLINE void fence_device() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 ROCSHMEM_DEV_INLINE void fence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
-// ---- atomics (scope is irrelevant on a CPU) ---------------------------------------------
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_load(const T *p) {
-  detail::check_word<T>();
-  constexpr int mo = detail::load_order(O);
-  return __atomic_load_n(p, mo);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_store(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::store_order(O);
-  __atomic_store_n(p, v, mo);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O);
-  return __atomic_fetch_add(p, v, mo);
-}
-
-/** Adds without returning the old value. */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
-  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
-  detail::check_word<T>();
-  (void)__atomic_fetch_add(p, v, detail::rmw_order(O));
-}
-
-/** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O), fail = detail::cas_fail_order(O);
-  __atomic_compare_exchange_n(p, &expected, desired, false, mo, fail);
-  return expected;
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_exchange(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O);
-  return __atomic_exchange_n(p, v, mo);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_and(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O);
-  return __atomic_fetch_and(p, v, mo);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_or(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O);
-  return __atomic_fetch_or(p, v, mo);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  constexpr int mo = detail::rmw_order(O);
-  return __atomic_fetch_xor(p, v, mo);
-}
-
 /** A 64-bit word that no one writes while kernels run (core tables). */
 ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) { return *p; }
 
 // ---- polling ----------------------------------------------------------------------------
-/** An acquire load (an atomic: the compiler re-reads it on every iteration). */
-template <class T>
-ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
-  detail::check_word<std::remove_cv_t<T>>();
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
 /**
  * Called with round = 0, 1, 2, ... while polling. Spins briefly (a peer on another core may
  * answer at once), then yields, then sleeps 1 us doubling to 100 us: with 8 PEs x hundreds of

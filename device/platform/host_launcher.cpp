@@ -4,7 +4,7 @@
 // Compiled into librocshmem (.so and .a) with -fno-exceptions -fno-rtti; it uses only libc
 // and pthreads (the Rust-linked library has no libstdc++), hence no std::thread / std::mutex
 // / new, and only a trivially initialised thread_local (no TLS wrapper, no guard variables).
-#include "../../include/rocshmem/rocshmem_host_launch.hpp"
+#include "platform.hpp"  // the host platform (host.hpp), with rocshmem_host_launch.hpp
 
 #include <errno.h>
 #include <stdarg.h>
@@ -53,14 +53,6 @@ constexpr unsigned kMaxBlock = 1024;
   abort();
 }
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 void futex_wait(uint32_t *word, uint32_t expected) {
   // EAGAIN (value changed) and EINTR both just send the caller back to re-check.
   syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
@@ -94,7 +86,7 @@ uint32_t barrier_wait(Barrier *b) {
   }
   for (uint32_t i = 0; i < b->spin; i++) {
     if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen) return gen;
-    cpu_relax();
+    detail::cpu_relax();
   }
   __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
   while (__atomic_load_n(&b->generation, __ATOMIC_SEQ_CST) == gen) futex_wait(&b->generation, gen);

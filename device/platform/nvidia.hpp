@@ -10,10 +10,6 @@
 #ifndef ROCSHMEM_DEVICE_PLATFORM_NVIDIA_HPP
 #define ROCSHMEM_DEVICE_PLATFORM_NVIDIA_HPP
 
-#if __cplusplus < 201703L
-#error "the rocshmem device platform layer needs C++17 (-std=c++17)"
-#endif
-
 #include <stdint.h>
 
 #include <type_traits>
@@ -44,20 +40,6 @@ namespace platform {
 constexpr unsigned kPlatform = 2;
 
 namespace detail {
-// The value argument of an atomic takes its type from the pointer (so `p, 1` works).
-template <class T>
-struct nondeduced {
-  using type = T;
-};
-template <class T>
-using nd = typename nondeduced<T>::type;
-
-template <class T>
-ROCSHMEM_DEV_INLINE void check_word() {
-  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
-                "platform atomics work on 32- and 64-bit integer words");
-}
-
 // The same bits as an unsigned PTX operand.
 template <class T>
 using bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
@@ -119,7 +101,8 @@ ROCSHMEM_NV_SREG(laneid, "laneid")
 #define ROCSHMEM_NV_CAS(sem, scope, op, c, r, p, e, d) \
   asm volatile("atom" sem scope op " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(e), c(d) : "memory");
 
-// Loads have relaxed and acquire forms only, stores relaxed and release: O is already mapped.
+// The atomic primitives of the contract (platform.hpp). Loads have relaxed and acquire forms
+// only, stores relaxed and release: O is already mapped.
 template <Scope S, Order O, class T>
 ROCSHMEM_DEV_INLINE T load(const T *p) {
   bits<T> r;
@@ -140,8 +123,6 @@ ROCSHMEM_DEV_INLINE void store(T *p, T v) {
     ROCSHMEM_NV_QUALIFIED(ROCSHMEM_NV_ST, ".b64", "l", p, x)
   }
 }
-
-enum class Rmw { add, exch, and_, or_, xor_ };
 
 template <Scope S, Order O, Rmw OP, class T>
 ROCSHMEM_DEV_INLINE T rmw(T *p, T v) {
@@ -204,14 +185,6 @@ ROCSHMEM_DEV_INLINE T cas(T *p, T expected, T desired) {
 #undef ROCSHMEM_NV_LD
 #undef ROCSHMEM_NV_QUALIFIED
 #undef ROCSHMEM_NV_ORDERS
-
-// A load has no release half and a store no acquire half: each takes the half that applies.
-constexpr Order load_order(Order o) {
-  return (o == Order::acquire || o == Order::acq_rel) ? Order::acquire : Order::relaxed;
-}
-constexpr Order store_order(Order o) {
-  return (o == Order::release || o == Order::acq_rel) ? Order::release : Order::relaxed;
-}
 }  // namespace detail
 
 // ---- ids and sizes ----------------------------------------------------------------------
@@ -225,7 +198,9 @@ ROCSHMEM_DEV_INLINE uint32_t block_id() {
 }
 ROCSHMEM_DEV_INLINE uint32_t grid_size() { return detail::nctaid_x() * detail::nctaid_y() * detail::nctaid_z(); }
 ROCSHMEM_DEV_INLINE uint32_t lane_id() { return detail::laneid(); }
-// %warpid is not stable (a warp may migrate), so the wave is computed from the linear id.
+// %warpid is not stable (a warp may migrate), so the wave is computed from the linear id. The
+// constant 32 (not wave_size()) lets the compiler bound wave_lanes() (measured: 16 more SASS
+// instructions in rocshmem_putmem_wave with wave_size()).
 ROCSHMEM_DEV_INLINE uint32_t wave_id() { return thread_id() / 32; }
 ROCSHMEM_DEV_INLINE uint32_t waves_per_block() { return (block_size() + 31) / 32; }
 ROCSHMEM_DEV_INLINE uint32_t wave_lanes() {
@@ -255,76 +230,10 @@ ROCSHMEM_DEV_INLINE uint64_t wave_broadcast(uint64_t v, uint32_t src_lane) {
   return uint64_t{hi} << 32 | lo;
 }
 
-/** Thread src_thread's v to every thread of the block, through one shared-memory word. */
-ROCSHMEM_DEV_INLINE uint64_t wg_broadcast(uint64_t v, uint32_t src_thread) {
-  __attribute__((shared)) uint64_t slot;  // one per block (function-scope __shared__ is static)
-  wg_barrier();                           // the previous broadcast's readers are done with slot
-  if (thread_id() == src_thread) slot = v;
-  wg_barrier();
-  return slot;
-}
-
 // ---- fences (fence.sc: what __threadfence_block / __threadfence / _system compile to) ----
 ROCSHMEM_DEV_INLINE void fence_wg() { asm volatile("fence.sc.cta;" ::: "memory"); }
 ROCSHMEM_DEV_INLINE void fence_device() { asm volatile("fence.sc.gpu;" ::: "memory"); }
 ROCSHMEM_DEV_INLINE void fence_system() { asm volatile("fence.sc.sys;" ::: "memory"); }
-
-// ---- atomics ----------------------------------------------------------------------------
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_load(const T *p) {
-  detail::check_word<T>();
-  return detail::load<S, detail::load_order(O)>(p);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_store(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  detail::store<S, detail::store_order(O)>(p, v);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  return detail::rmw<S, O, detail::Rmw::add>(p, v);
-}
-
-/** Adds without returning the old value (relaxed or release). */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  detail::red_add<S, O>(p, v);
-}
-
-/** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
-  detail::check_word<T>();
-  return detail::cas<S, O>(p, expected, desired);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_exchange(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  return detail::rmw<S, O, detail::Rmw::exch>(p, v);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_and(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  return detail::rmw<S, O, detail::Rmw::and_>(p, v);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_or(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  return detail::rmw<S, O, detail::Rmw::or_>(p, v);
-}
-
-template <Scope S, Order O, class T>
-ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) {
-  detail::check_word<T>();
-  return detail::rmw<S, O, detail::Rmw::xor_>(p, v);
-}
 
 /** A 64-bit word that no one writes while kernels run (core tables): ld.global.nc, through the
  *  read-only cache. An asm load, so the compiler cannot merge it with a load of another space. */
@@ -335,14 +244,6 @@ ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) {
 }
 
 // ---- polling ----------------------------------------------------------------------------
-/** ld.acquire.sys (volatile asm: re-executed on every iteration). */
-template <class T>
-ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
-  using U = std::remove_cv_t<T>;
-  detail::check_word<U>();
-  return detail::load<Scope::system, Order::acquire>(const_cast<const U *>(p));
-}
-
 /** __nanosleep: 32 ns doubling to ~10 us. */
 ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   // Most waits end within a few microseconds (a flag from a peer over NVLink): poll without
@@ -353,10 +254,6 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   uint32_t ns = r < 9 ? 32u << r : 10000u;
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
-
-/** park/unpark (platform.hpp): a GPU has no futex; the waiter polls with backoff(). */
-ROCSHMEM_DEV_INLINE void park(const uint64_t *, uint64_t, uint32_t round) { backoff(round); }
-ROCSHMEM_DEV_INLINE void unpark(const uint64_t *) {}
 
 // ---- clock ------------------------------------------------------------------------------
 /** %globaltimer: nanoseconds (updated every ~1 us on most GPUs). */

@@ -45,30 +45,163 @@
  * Macros: ROCSHMEM_DEV (declares a device function: __device__ on GPUs, nothing on host),
  * ROCSHMEM_DEV_INLINE (forced-inline device function), ROCSHMEM_DEVICE_PASS (1 while compiling
  * device code: the GPU device pass, or always on host), ROCSHMEM_GPU_DEVICE_PASS (1 only in a
- * GPU's device pass).
+ * GPU's device pass), ROCSHMEM_PLATFORM_GPU (1 on AMD and NVIDIA, 0 on host).
+ *
+ * What a platform header provides: the macros above (but ROCSHMEM_GPU_DEVICE_PASS), kPlatform,
+ * the ids, sync but wg_broadcast (host: all), fences, load_readonly, backoff, park/unpark (host
+ * only), clock_ns, and five atomic primitives in namespace detail, for 32- and 64-bit words,
+ * O already valid for them:
+ *   load<S,O>(p) (O relaxed or acquire)  store<S,O>(p,v) (O relaxed or release)
+ *   rmw<S,O,Rmw>(p,v) -> old value       red_add<S,O>(p,v) (no result)  cas<S,O>(p,e,d) -> old
+ * This file writes the rest once on top of them: the public atomics (argument checks, order
+ * mapping), poll_load, and on GPUs wg_broadcast and park/unpark.
  */
 #ifndef ROCSHMEM_DEVICE_PLATFORM_HPP
 #define ROCSHMEM_DEVICE_PLATFORM_HPP
 
-#include <stdint.h>
+#if __cplusplus < 201703L
+#error "the rocshmem device platform layer needs C++17 (-std=c++17)"
+#endif
+
 #include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
 
 namespace rocshmem {
 namespace platform {
 enum class Scope { wg, device, system };
 enum class Order { relaxed, acquire, release, acq_rel };
+
+namespace detail {
+/** The read-modify-write operations of a platform's detail::rmw. */
+enum class Rmw { add, exch, and_, or_, xor_ };
+
+// A load has no release half and a store no acquire half: each takes the half that applies.
+constexpr Order load_order(Order o) {
+  return (o == Order::acquire || o == Order::acq_rel) ? Order::acquire : Order::relaxed;
+}
+constexpr Order store_order(Order o) {
+  return (o == Order::release || o == Order::acq_rel) ? Order::release : Order::relaxed;
+}
+/** o as the memory order of the compilers' __atomic / __hip_atomic builtins (AMD, host). */
+constexpr int builtin_order(Order o) {
+  return o == Order::relaxed   ? __ATOMIC_RELAXED
+         : o == Order::acquire ? __ATOMIC_ACQUIRE
+         : o == Order::release ? __ATOMIC_RELEASE
+                               : __ATOMIC_ACQ_REL;
+}
+}  // namespace detail
 }  // namespace platform
 }  // namespace rocshmem
 
 #if defined(__HIP__) || defined(__HIPCC__)
 #include "amd.hpp"
 #define ROCSHMEM_GPU_DEVICE_PASS ROCSHMEM_DEVICE_PASS
+#define ROCSHMEM_PLATFORM_GPU 1
 #elif defined(__CUDACC__) || defined(__CUDA__)
 #include "nvidia.hpp"
 #define ROCSHMEM_GPU_DEVICE_PASS ROCSHMEM_DEVICE_PASS
+#define ROCSHMEM_PLATFORM_GPU 1
 #else
 #include "host.hpp"
 #define ROCSHMEM_GPU_DEVICE_PASS 0
+#define ROCSHMEM_PLATFORM_GPU 0
 #endif
+
+namespace rocshmem {
+namespace platform {
+
+namespace detail {
+// The value argument of an atomic takes its type from the pointer (so `p, 1` works).
+template <class T>
+struct nondeduced {
+  using type = T;
+};
+template <class T>
+using nd = typename nondeduced<T>::type;
+
+template <class T>
+ROCSHMEM_DEV_INLINE constexpr void check_word() {
+  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                "platform atomics work on 32- and 64-bit integer words");
+}
+
+/** rmw<S,O,OP> after the word check: what every read-modify-write below is. */
+template <Scope S, Order O, Rmw OP, class T>
+ROCSHMEM_DEV_INLINE T checked_rmw(T *p, T v) {
+  check_word<T>();
+  return rmw<S, O, OP>(p, v);
+}
+}  // namespace detail
+
+#if ROCSHMEM_PLATFORM_GPU
+// ---- sync and polling shared by the GPUs (the host launcher has its own) -----------------
+/** Thread src_thread's v to every thread of the work-group, through one shared (LDS) word. */
+ROCSHMEM_DEV_INLINE uint64_t wg_broadcast(uint64_t v, uint32_t src_thread) {
+  __attribute__((shared)) uint64_t slot;  // one per work-group (function-scope shared is static)
+  wg_barrier();                           // the previous broadcast's readers are done with slot
+  if (thread_id() == src_thread) slot = v;
+  wg_barrier();
+  return slot;
+}
+
+/** park/unpark (see above): a GPU has no futex; the waiter polls with backoff(). */
+ROCSHMEM_DEV_INLINE void park(const uint64_t *, uint64_t, uint32_t round) { backoff(round); }
+ROCSHMEM_DEV_INLINE void unpark(const uint64_t *) {}
+#endif
+
+// ---- atomics ----------------------------------------------------------------------------
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_load(const T *p) {
+  detail::check_word<T>();
+  return detail::load<S, detail::load_order(O)>(p);
+}
+
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_store(T *p, detail::nd<T> v) {
+  detail::check_word<T>();
+  detail::store<S, detail::store_order(O)>(p, v);
+}
+
+/** Adds without returning the old value, so the thread does not wait for it (relaxed or
+ *  release; the compilers pick the no-return instruction). */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE void atomic_add(T *p, detail::nd<T> v) {
+  static_assert(O == Order::relaxed || O == Order::release, "atomic_add is relaxed or release");
+  detail::check_word<T>();
+  detail::red_add<S, O>(p, v);
+}
+
+/** Compare-and-swap; returns the old value (equal to expected when it succeeded). */
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_cas(T *p, detail::nd<T> expected, detail::nd<T> desired) {
+  detail::check_word<T>();
+  return detail::cas<S, O>(p, expected, desired);
+}
+
+// The read-modify-writes: each returns the old value.
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_add(T *p, detail::nd<T> v) { return detail::checked_rmw<S, O, detail::Rmw::add>(p, v); }
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_exchange(T *p, detail::nd<T> v) { return detail::checked_rmw<S, O, detail::Rmw::exch>(p, v); }
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_and(T *p, detail::nd<T> v) { return detail::checked_rmw<S, O, detail::Rmw::and_>(p, v); }
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_or(T *p, detail::nd<T> v) { return detail::checked_rmw<S, O, detail::Rmw::or_>(p, v); }
+template <Scope S, Order O, class T>
+ROCSHMEM_DEV_INLINE T atomic_fetch_xor(T *p, detail::nd<T> v) { return detail::checked_rmw<S, O, detail::Rmw::xor_>(p, v); }
+
+// ---- polling ----------------------------------------------------------------------------
+/** An acquire load at system scope (an atomic, or volatile asm: re-read on every iteration). */
+template <class T>
+ROCSHMEM_DEV_INLINE std::remove_cv_t<T> poll_load(const T *p) {
+  using U = std::remove_cv_t<T>;
+  detail::check_word<U>();
+  return detail::load<Scope::system, Order::acquire>(const_cast<const U *>(p));
+}
+
+}  // namespace platform
+}  // namespace rocshmem
 
 #endif  // ROCSHMEM_DEVICE_PLATFORM_HPP

@@ -21,7 +21,7 @@ struct Entry {
 #define X(T, tname, op, OP) {"reduce_" #tname "_" #op, grid::k_reduce<T, rocshmem::OP>},
 const Entry kKernels[] = {
     ROCSHMEM_STREAM_CORE_KERNELS(ROCSHMEM_STREAM_HOST_CORE)
-#include "reduce_list.inc"
+#include "gen/reduce_list.inc"
 };
 #undef X
 #undef ROCSHMEM_STREAM_HOST_CORE

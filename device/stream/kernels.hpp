@@ -21,7 +21,7 @@
 #include "stream_args.h"
 
 /* The 13 kernels of the untyped calls: X(name). The 163 reductions are listed in
- * reduce_list.inc (generated from codegen/table.rs): X(C++ type, type name, op name, ROCSHMEM_OP). */
+ * gen/reduce_list.inc (generated from codegen/table.rs): X(C++ type, type name, op name, ROCSHMEM_OP). */
 #define ROCSHMEM_STREAM_CORE_KERNELS(X) \
   X(putmem)                             \
   X(getmem)                             \

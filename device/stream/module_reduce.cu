@@ -8,5 +8,5 @@
   extern "C" __global__ void __launch_bounds__(1024) rocshmemi_stream_reduce_##tname##_##op(rocshmem_stream_args a) { \
     rocshmem::dev::stream::grid::k_reduce<T, rocshmem::OP>(a);                                          \
   }
-#include "reduce_list.inc"
+#include "gen/reduce_list.inc"
 #undef X

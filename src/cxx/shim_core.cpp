@@ -1,5 +1,5 @@
 // The hand-written part of the C++ shim: the C++ globals upstream programs use on the host,
-// and the overloads that take an MPI_Comm. Everything else is generated (gen_shim.cpp).
+// and the overloads that take an MPI_Comm. Everything else is generated (gen/shim.cpp).
 #include <cstdlib>
 #include <cstring>
 
@@ -109,7 +109,7 @@ extern "C" const rocshmemApiFuncTable *RocshmemGetFunctionTable(void) {
   return &table;
 }
 
-// The rocSHMEM 2.x names of the same globals (gen_shim_v2.cpp).
+// The rocSHMEM 2.x names of the same globals (gen/shim_v2.cpp).
 extern "C" void rocshmemi_cxx_publish_v2(void *ctx_opaque, void *team_opaque, void *world);
 
 // Called by the core at init (handles) and finalize (nulls).

@@ -1,8 +1,8 @@
 /*
- * Test stub, NOT NVIDIA's header: ctests/compat/fake_cuda/cuda.h plus the driver API calls
+ * Test stub, NOT NVIDIA's header: device/cuda_decls/cuda.h plus the driver API calls
  * module_test.cu makes, so that clang can parse the test on a machine without CUDA:
  *   clang++ -x cuda -fsyntax-only -nocudainc -nocudalib --cuda-gpu-arch=sm_90
- *           -I ctests/gpu/fake -I ctests/compat/fake_cuda -I include/rocshmem/compat -I include
+ *           -I ctests/gpu/fake -I device/cuda_decls -I include/rocshmem/compat -I include
  * (this folder first). Names and signatures follow CUDA 13's cuda.h; only declarations.
  */
 #ifndef FAKE_GPU_CUDA_H

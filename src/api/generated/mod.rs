@@ -1,5 +1,5 @@
 //! Generated entry points of the typed families (see codegen/table.rs). Do not edit the
-//! files of this folder; build.rs rewrites them from the table (rustfmt leaves them alone).
+//! files of this folder; `cargo xtask gen` rewrites them from the table (rustfmt leaves them alone).
 
 #[rustfmt::skip]
 pub mod amo;

@@ -1,5 +1,5 @@
-/* Test stub, NOT NVIDIA's header: the cooperative-groups names the compat tests use, for the
- * clang parse test of the HIP compat headers. */
+/* Declaration stub, NOT NVIDIA's header: the cooperative-groups names the compat tests use, for clang
+ * without the CUDA toolkit (see cuda_runtime.h beside this file). */
 #ifndef FAKE_COOPERATIVE_GROUPS_H
 #define FAKE_COOPERATIVE_GROUPS_H
 

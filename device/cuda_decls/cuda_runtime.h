@@ -1,7 +1,9 @@
 /*
- * Test stub, NOT NVIDIA's header: just enough of the CUDA runtime's declarations (types,
- * constants, prototypes; no definitions) for clang to parse the rocSHMEM HIP compat headers
- * with `-x cuda -nocudainc -nocudalib -fsyntax-only` on a machine without the CUDA toolkit.
+ * Declaration stub, NOT NVIDIA's header: just enough of the CUDA runtime's declarations
+ * (types, constants, prototypes; no definitions) for clang to compile the rocSHMEM HIP compat
+ * headers with `-x cuda -nocudainc -nocudalib` on a machine without the CUDA toolkit: the
+ * device bitcode (device/bitcode.cmake) and the stream kernels' PTX (build.rs) are built
+ * against this folder, and the compat parse tests (ctests/compat) check programs with it.
  * The names and signatures follow CUDA 13's public API; values are only what the compat layer
  * relies on (none of them reach a binary).
  */

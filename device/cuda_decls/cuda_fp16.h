@@ -1,4 +1,5 @@
-/* Test stub, NOT NVIDIA's header: __half for the clang parse test of the HIP compat headers. */
+/* Declaration stub, NOT NVIDIA's header: __half for clang without the CUDA toolkit
+ * (see cuda_runtime.h beside this file). */
 #ifndef FAKE_CUDA_FP16_H
 #define FAKE_CUDA_FP16_H
 

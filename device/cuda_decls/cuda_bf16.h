@@ -1,5 +1,5 @@
-/* Test stub, NOT NVIDIA's header: __nv_bfloat16 for the clang parse test of the HIP compat
- * headers. */
+/* Declaration stub, NOT NVIDIA's header: __nv_bfloat16 for clang without the CUDA
+ * toolkit (see cuda_runtime.h beside this file). */
 #ifndef FAKE_CUDA_BF16_H
 #define FAKE_CUDA_BF16_H
 

@@ -1,6 +1,6 @@
 /*
- * Test stub, NOT NVIDIA's header: the few CUDA driver API declarations the rocSHMEM HIP
- * compat headers call, for the clang parse test (see cuda_runtime.h beside this file).
+ * Declaration stub, NOT NVIDIA's header: the few CUDA driver API declarations the rocSHMEM HIP
+ * compat headers call, for clang without the CUDA toolkit (see cuda_runtime.h beside this file).
  */
 #ifndef FAKE_CUDA_H
 #define FAKE_CUDA_H

@@ -25,6 +25,7 @@ pub mod bootstrap;
 pub mod coll;
 pub mod ctx;
 pub mod device_abi;
+pub mod dl;
 pub mod env;
 pub mod error;
 pub mod gpu;

@@ -19,6 +19,7 @@
 use super::host::HostRuntime;
 use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
+use crate::dl::{fn_table, symbol};
 use crate::error::{Error, Result};
 use libloading::Library;
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
@@ -81,27 +82,7 @@ pub const CUDART_NAMES: [&str; 3] = ["libcudart.so", "libcudart.so.13", "libcuda
 /// The driver library.
 pub const CUDA_DRIVER_NAME: &str = "libcuda.so.1";
 
-macro_rules! cuda_fns {
-    ($name:ident { $( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )* }) => {
-        struct $name {
-            $( $field: unsafe extern "C" fn($($arg),*) -> $ret, )*
-        }
-
-        impl $name {
-            fn load(lib: &Library, lib_name: &str) -> Result<$name> {
-                Ok($name {
-                    $( $field: {
-                        // SAFETY: the symbol has this C signature in every CUDA release we accept.
-                        let s = unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> $ret>($sym) };
-                        *s.map_err(|e| Error::Gpu(format!("{lib_name} has no {}: {e}", $sym)))?
-                    }, )*
-                })
-            }
-        }
-    };
-}
-
-cuda_fns!(RuntimeFns {
+fn_table!(struct RuntimeFns {
     get_device_count = "cudaGetDeviceCount": fn(*mut c_int) -> CudaError;
     get_device = "cudaGetDevice": fn(*mut c_int) -> CudaError;
     set_device = "cudaSetDevice": fn(c_int) -> CudaError;
@@ -130,7 +111,7 @@ cuda_fns!(RuntimeFns {
     pointer_get_attributes = "cudaPointerGetAttributes": fn(*mut PointerAttributes, *const c_void) -> CudaError;
 });
 
-cuda_fns!(DriverFns {
+fn_table!(struct DriverFns {
     init = "cuInit": fn(c_uint) -> CuResult;
     ctx_get_current = "cuCtxGetCurrent": fn(*mut *mut c_void) -> CuResult;
     device_get = "cuDeviceGet": fn(*mut c_int, c_int) -> CuResult;
@@ -198,8 +179,11 @@ impl Cuda {
         let driver = unsafe { Library::new(CUDA_DRIVER_NAME) }.map_err(|e| {
             Error::Unsupported(format!("{lib_name} loaded but the NVIDIA driver library is missing ({e})"))
         })?;
-        let rt = RuntimeFns::load(&cudart, lib_name)?;
-        let drv = DriverFns::load(&driver, CUDA_DRIVER_NAME)?;
+        let missing = |lib: &str, sym: &str, e| Error::Gpu(format!("{lib} has no {sym}: {e}"));
+        // SAFETY: every symbol has the declared C signature in every CUDA release we accept.
+        let rt = unsafe { RuntimeFns::load_with(|s| symbol(&cudart, s).map_err(|e| missing(lib_name, s, e))) }?;
+        // SAFETY: as above.
+        let drv = unsafe { DriverFns::load_with(|s| symbol(&driver, s).map_err(|e| missing(CUDA_DRIVER_NAME, s, e))) }?;
         Ok(Cuda { rt, drv, lib_name, _cudart: cudart, _driver: driver })
     }
 

@@ -27,6 +27,7 @@
 use super::host::HostRuntime;
 use super::host_heap::{HostHeaps, MappedHostApi};
 use super::{GpuRuntime, Platform, Segment};
+use crate::dl::{fn_table, symbol};
 use crate::error::{Error, Result};
 use crate::log_info;
 use libloading::Library;
@@ -122,28 +123,7 @@ struct IpcMemHandle {
 pub const HIP_NAMES: [&str; 5] =
     ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"];
 
-macro_rules! hip_fns {
-    ($name:ident { $( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )* }) => {
-        struct $name {
-            $( $field: unsafe extern "C" fn($($arg),*) -> $ret, )*
-        }
-
-        impl $name {
-            fn load(lib: &Library, lib_name: &str) -> Result<$name> {
-                Ok($name {
-                    $( $field: {
-                        // SAFETY: the symbol has this C signature in every HIP release we accept
-                        // (prototypes of hip_runtime_api.h, HIP 5.2 to 7).
-                        let s = unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> $ret>($sym) };
-                        *s.map_err(|e| Error::Gpu(format!("{lib_name} has no {}: {e}", $sym)))?
-                    }, )*
-                })
-            }
-        }
-    };
-}
-
-hip_fns!(HipFns {
+fn_table!(struct HipFns {
     get_device_count = "hipGetDeviceCount": fn(*mut c_int) -> HipError;
     get_device = "hipGetDevice": fn(*mut c_int) -> HipError;
     set_device = "hipSetDevice": fn(c_int) -> HipError;
@@ -317,7 +297,11 @@ impl Hip {
             };
             return Err(Error::Unsupported(format!("{what} ({})", tried.join("; "))));
         };
-        let rt = HipFns::load(&lib, &lib_name)?;
+        // SAFETY: every symbol has the declared C signature in every HIP release we accept
+        // (prototypes of hip_runtime_api.h, HIP 5.2 to 7).
+        let rt = unsafe {
+            HipFns::load_with(|s| symbol(&lib, s).map_err(|e| Error::Gpu(format!("{lib_name} has no {s}: {e}"))))
+        }?;
         let get_props = {
             // SAFETY: both symbols take (hipDeviceProp_t *, int) and return hipError_t; the
             // buffer we pass is larger than either layout.

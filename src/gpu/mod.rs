@@ -7,10 +7,12 @@
 
 pub mod cuda;
 pub mod hip;
+pub mod hip_arch;
 pub mod host;
 pub mod host_heap;
 pub mod modules;
 pub mod share;
+pub mod vendor;
 
 use crate::error::{Error, Result};
 use crate::log_info;

@@ -652,8 +652,8 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         Ok(true)
     }
 
-    fn stream_kernels_start(&self) {
-        super::modules::start(&self.api, &self.streams, V::IMAGES, V::IMAGES_NOT_BUILT, self.stream);
+    fn stream_kernels_start(&self, fill: super::modules::FillGlobals) {
+        super::modules::start(&self.api, &self.streams, V::IMAGES, V::IMAGES_NOT_BUILT, self.stream, fill);
     }
 
     fn stream_kernels_wait(&self) {
@@ -670,13 +670,13 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         &self,
         stream: *mut c_void,
         kernel: &str,
-        args: &crate::stream::StreamArgs,
+        args: &crate::stream::args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {
         let f = self.streams.function(self.api.as_ref(), kernel).map_err(|e| V::kernel_error(self, e))?;
         let mut a = *args;
-        let mut params = [(&mut a as *mut crate::stream::StreamArgs).cast::<c_void>()];
+        let mut params = [(&mut a as *mut crate::stream::args::StreamArgs).cast::<c_void>()];
         // SAFETY: a function of our module taking one rocshmem_stream_args; the runtime copies
         // the parameters before it returns. Stream-ordered, no synchronisation.
         unsafe { self.api.launch(f, blocks, threads, or_per_thread(stream), params.as_mut_ptr(), kernel) }

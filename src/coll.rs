@@ -81,10 +81,13 @@ pub unsafe fn broadcast(
     unsafe { rt.net.set(g.set).broadcast(&rt.heap, g, dst, src, bytes, root as usize, to_root) }
 }
 
-/// `dst[i] = op(src_0[i], ..., src_{n-1}[i])` over the members, on every member.
+/// A reduction over the members, `how`: [`Reduce::All`], `dst[i] = op(src_0[i], ...,
+/// src_{n-1}[i])` on every member; [`Reduce::Scatter`], member `k` gets
+/// `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
 ///
 /// # Safety
-/// `dst` and `src` must be symmetric arrays of `n` elements (checked against the heap).
+/// `dst` must be a symmetric array of `n` elements, `src` of `n` (All) or `n` × members
+/// (Scatter) elements (checked against the heap).
 pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     rt: &Runtime,
     g: &Group,
@@ -92,28 +95,15 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     src: *const T,
     n: usize,
     op: F,
-) -> Result<()> {
-    let bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
-    check_buffers(rt, dst as usize, bytes, src as usize, bytes)?;
-    // SAFETY: checked symmetric arrays of n elements.
-    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::All) }
-}
-
-/// Member `k` gets `dst[i] = op over members of src_m[k*n + i]` (src holds n × members).
-///
-/// # Safety
-/// `dst` must be a symmetric array of `n` elements, `src` of `n` × members (checked).
-pub unsafe fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
-    rt: &Runtime,
-    g: &Group,
-    dst: *mut T,
-    src: *const T,
-    n: usize,
-    op: F,
+    how: Reduce,
 ) -> Result<()> {
     let out_bytes = crate::rma::byte_len(n, std::mem::size_of::<T>())?;
-    let in_bytes = crate::rma::byte_len(out_bytes, g.set.size)?;
+    let blocks = match how {
+        Reduce::All => 1,
+        Reduce::Scatter => g.set.size,
+    };
+    let in_bytes = crate::rma::byte_len(out_bytes, blocks)?;
     check_buffers(rt, dst as usize, out_bytes, src as usize, in_bytes)?;
-    // SAFETY: checked symmetric arrays of n and n × members elements.
-    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, Reduce::Scatter) }
+    // SAFETY: checked symmetric arrays of n and n × blocks elements.
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, how) }
 }

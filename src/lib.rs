@@ -16,7 +16,11 @@
 //!   (cbindgen writes their C header); `cxx/`: the C++ shim;
 //! - `bootstrap/`: how PEs find each other (launcher, unique id, MPI); `gpu/`: where memory
 //!   comes from (host platform, HIP or CUDA loaded at run time);
-//! - leaves: `pe_set`, `stop`, `env`, `log`, `error`, `watchdog`, `inflight`, `scalar`.
+//! - leaves: `pe_set`, `stop`, `env`, `log`, `error`, `watchdog`, `inflight`, `scalar`, `dl`
+//!   (tables of C functions loaded at run time).
+//!
+//! `scripts/check-layout.py` (ctest `layout_check`) keeps files, functions and the import graph
+//! within the rules of docs/design.md, "Inside the core".
 
 pub mod amo;
 pub mod api;
@@ -25,6 +29,7 @@ pub mod bootstrap;
 pub mod coll;
 pub mod ctx;
 pub mod device_abi;
+pub mod dl;
 pub mod env;
 pub mod error;
 pub mod gpu;

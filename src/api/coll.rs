@@ -4,6 +4,7 @@ use super::*;
 use crate::coll::Group;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
+use crate::transport::Reduce;
 use std::ffi::{c_int, c_long};
 
 fn team_group(rt: &Runtime, ctx: rocshmem_ctx_t, team: rocshmem_team_t) -> Result<Group> {
@@ -75,12 +76,7 @@ pub(crate) fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     nreduce: c_int,
     op: F,
 ) -> c_int {
-    status_call(call, || {
-        let rt = rt()?;
-        let g = team_group(rt, ctx, team)?;
-        // SAFETY: the caller's pointers; ranges are checked against the heap.
-        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
-    })
+    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::All)
 }
 
 /// Team reduce-scatter; returns 0 or ROCSHMEM_ERROR.
@@ -93,11 +89,26 @@ pub(crate) fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     nreduce: c_int,
     op: F,
 ) -> c_int {
+    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::Scatter)
+}
+
+/// A team reduction of either kind ([`crate::coll::reduce`]).
+#[allow(clippy::too_many_arguments)]
+fn team_reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
+    call: &'static str,
+    ctx: rocshmem_ctx_t,
+    team: rocshmem_team_t,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    op: F,
+    how: Reduce,
+) -> c_int {
     status_call(call, || {
         let rt = rt()?;
         let g = team_group(rt, ctx, team)?;
         // SAFETY: the caller's pointers; ranges are checked against the heap.
-        unsafe { crate::coll::reduce_scatter(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, how) }
     })
 }
 
@@ -122,6 +133,6 @@ pub(crate) fn to_all<T: Scalar, F: Fn(T, T) -> T + Copy>(
         ctx_team(rt, Some(ctx))?;
         let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
         // SAFETY: the caller's pointers; ranges are checked against the heap.
-        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op) }
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, Reduce::All) }
     })
 }

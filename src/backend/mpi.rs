@@ -9,6 +9,7 @@
 //! aborting inside MPI.
 
 use crate::bootstrap::mpi::Mpi;
+use crate::dl::fn_table;
 use crate::error::{Error, Result};
 use mpi_sys::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Op, MPI_Request, MPI_Win};
 use std::ffi::{c_char, c_int, c_void};
@@ -24,74 +25,57 @@ pub type UserFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mu
 type Dt = MPI_Datatype;
 type Rq = *mut MPI_Request;
 
-macro_rules! mpi_fns {
-    ($( $field:ident = $name:literal : fn($($arg:ty),*); )*) => {
-        /// The MPI entry points the RO backend calls.
-        #[allow(clippy::type_complexity)]
-        #[derive(Clone, Copy)]
-        pub struct Fns {
-            $( pub $field: unsafe extern "C" fn($($arg),*) -> c_int, )*
-        }
-
-        impl Fns {
-            fn load(m: &Mpi) -> Result<Fns> {
-                // SAFETY: each symbol is cast to the C type MPI declares for it.
-                unsafe {
-                    Ok(Fns { $( $field: std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) -> c_int>(m.symbol($name)?), )* })
-                }
-            }
-        }
-    };
-}
-
-mpi_fns! {
-    comm_dup = "MPI_Comm_dup": fn(MPI_Comm, *mut MPI_Comm);
-    comm_free = "MPI_Comm_free": fn(*mut MPI_Comm);
-    comm_split = "MPI_Comm_split": fn(MPI_Comm, c_int, c_int, *mut MPI_Comm);
-    comm_group = "MPI_Comm_group": fn(MPI_Comm, *mut MPI_Group);
-    comm_create_group = "MPI_Comm_create_group": fn(MPI_Comm, MPI_Group, c_int, *mut MPI_Comm);
-    comm_set_errhandler = "MPI_Comm_set_errhandler": fn(MPI_Comm, MPI_Errhandler);
-    comm_rank = "MPI_Comm_rank": fn(MPI_Comm, *mut c_int);
-    group_incl = "MPI_Group_incl": fn(MPI_Group, c_int, *const c_int, *mut MPI_Group);
-    group_free = "MPI_Group_free": fn(*mut MPI_Group);
-    group_size = "MPI_Group_size": fn(MPI_Group, *mut c_int);
-    win_create = "MPI_Win_create": fn(*mut c_void, MPI_Aint, c_int, MPI_Info, MPI_Comm, *mut MPI_Win);
-    win_set_errhandler = "MPI_Win_set_errhandler": fn(MPI_Win, MPI_Errhandler);
-    win_lock_all = "MPI_Win_lock_all": fn(c_int, MPI_Win);
-    win_unlock_all = "MPI_Win_unlock_all": fn(MPI_Win);
-    win_free = "MPI_Win_free": fn(*mut MPI_Win);
-    win_flush = "MPI_Win_flush": fn(c_int, MPI_Win);
-    win_flush_all = "MPI_Win_flush_all": fn(MPI_Win);
-    win_flush_local_all = "MPI_Win_flush_local_all": fn(MPI_Win);
-    put = "MPI_Put": fn(*const c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Win);
-    get = "MPI_Get": fn(*mut c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Win);
-    accumulate = "MPI_Accumulate": fn(*const c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Op, MPI_Win);
-    fetch_and_op = "MPI_Fetch_and_op": fn(*const c_void, *mut c_void, Dt, c_int, MPI_Aint, MPI_Op, MPI_Win);
-    compare_and_swap = "MPI_Compare_and_swap":
-        fn(*const c_void, *const c_void, *mut c_void, Dt, c_int, MPI_Aint, MPI_Win);
-    barrier = "MPI_Barrier": fn(MPI_Comm);
-    ibarrier = "MPI_Ibarrier": fn(MPI_Comm, Rq);
-    ibcast = "MPI_Ibcast": fn(*mut c_void, c_int, Dt, c_int, MPI_Comm, Rq);
-    iallgather = "MPI_Iallgather": fn(*const c_void, c_int, Dt, *mut c_void, c_int, Dt, MPI_Comm, Rq);
-    ialltoall = "MPI_Ialltoall": fn(*const c_void, c_int, Dt, *mut c_void, c_int, Dt, MPI_Comm, Rq);
-    ialltoallv = "MPI_Ialltoallv": fn(
-        *const c_void, *const c_int, *const c_int, Dt, *mut c_void, *const c_int, *const c_int, Dt, MPI_Comm, Rq
-    );
-    iallreduce = "MPI_Iallreduce": fn(*const c_void, *mut c_void, c_int, Dt, MPI_Op, MPI_Comm, Rq);
-    ireduce_scatter_block = "MPI_Ireduce_scatter_block":
-        fn(*const c_void, *mut c_void, c_int, Dt, MPI_Op, MPI_Comm, Rq);
-    test = "MPI_Test": fn(Rq, *mut c_int, *mut c_void);
-    op_create = "MPI_Op_create": fn(UserFn, c_int, *mut MPI_Op);
-    op_free = "MPI_Op_free": fn(*mut MPI_Op);
-    type_contiguous = "MPI_Type_contiguous": fn(c_int, Dt, *mut Dt);
-    type_commit = "MPI_Type_commit": fn(*mut Dt);
-    type_free = "MPI_Type_free": fn(*mut Dt);
-    iprobe = "MPI_Iprobe": fn(c_int, c_int, MPI_Comm, *mut c_int, *mut c_void);
-    abort = "MPI_Abort": fn(MPI_Comm, c_int);
-    query_thread = "MPI_Query_thread": fn(*mut c_int);
-    error_string = "MPI_Error_string": fn(c_int, *mut c_char, *mut c_int);
-    get_library_version = "MPI_Get_library_version": fn(*mut c_char, *mut c_int);
-}
+fn_table!(
+    /// The MPI entry points the RO backend calls.
+    #[derive(Clone, Copy)]
+    pub struct Fns {
+        pub comm_dup = "MPI_Comm_dup": fn(MPI_Comm, *mut MPI_Comm) -> c_int;
+        pub comm_free = "MPI_Comm_free": fn(*mut MPI_Comm) -> c_int;
+        pub comm_split = "MPI_Comm_split": fn(MPI_Comm, c_int, c_int, *mut MPI_Comm) -> c_int;
+        pub comm_group = "MPI_Comm_group": fn(MPI_Comm, *mut MPI_Group) -> c_int;
+        pub comm_create_group = "MPI_Comm_create_group": fn(MPI_Comm, MPI_Group, c_int, *mut MPI_Comm) -> c_int;
+        pub comm_set_errhandler = "MPI_Comm_set_errhandler": fn(MPI_Comm, MPI_Errhandler) -> c_int;
+        pub comm_rank = "MPI_Comm_rank": fn(MPI_Comm, *mut c_int) -> c_int;
+        pub group_incl = "MPI_Group_incl": fn(MPI_Group, c_int, *const c_int, *mut MPI_Group) -> c_int;
+        pub group_free = "MPI_Group_free": fn(*mut MPI_Group) -> c_int;
+        pub group_size = "MPI_Group_size": fn(MPI_Group, *mut c_int) -> c_int;
+        pub win_create = "MPI_Win_create": fn(*mut c_void, MPI_Aint, c_int, MPI_Info, MPI_Comm, *mut MPI_Win) -> c_int;
+        pub win_set_errhandler = "MPI_Win_set_errhandler": fn(MPI_Win, MPI_Errhandler) -> c_int;
+        pub win_lock_all = "MPI_Win_lock_all": fn(c_int, MPI_Win) -> c_int;
+        pub win_unlock_all = "MPI_Win_unlock_all": fn(MPI_Win) -> c_int;
+        pub win_free = "MPI_Win_free": fn(*mut MPI_Win) -> c_int;
+        pub win_flush = "MPI_Win_flush": fn(c_int, MPI_Win) -> c_int;
+        pub win_flush_all = "MPI_Win_flush_all": fn(MPI_Win) -> c_int;
+        pub win_flush_local_all = "MPI_Win_flush_local_all": fn(MPI_Win) -> c_int;
+        pub put = "MPI_Put": fn(*const c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Win) -> c_int;
+        pub get = "MPI_Get": fn(*mut c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Win) -> c_int;
+        pub accumulate = "MPI_Accumulate": fn(*const c_void, c_int, Dt, c_int, MPI_Aint, c_int, Dt, MPI_Op, MPI_Win) -> c_int;
+        pub fetch_and_op = "MPI_Fetch_and_op": fn(*const c_void, *mut c_void, Dt, c_int, MPI_Aint, MPI_Op, MPI_Win) -> c_int;
+        pub compare_and_swap = "MPI_Compare_and_swap":
+            fn(*const c_void, *const c_void, *mut c_void, Dt, c_int, MPI_Aint, MPI_Win) -> c_int;
+        pub barrier = "MPI_Barrier": fn(MPI_Comm) -> c_int;
+        pub ibarrier = "MPI_Ibarrier": fn(MPI_Comm, Rq) -> c_int;
+        pub ibcast = "MPI_Ibcast": fn(*mut c_void, c_int, Dt, c_int, MPI_Comm, Rq) -> c_int;
+        pub iallgather = "MPI_Iallgather": fn(*const c_void, c_int, Dt, *mut c_void, c_int, Dt, MPI_Comm, Rq) -> c_int;
+        pub ialltoall = "MPI_Ialltoall": fn(*const c_void, c_int, Dt, *mut c_void, c_int, Dt, MPI_Comm, Rq) -> c_int;
+        pub ialltoallv = "MPI_Ialltoallv": fn(
+            *const c_void, *const c_int, *const c_int, Dt, *mut c_void, *const c_int, *const c_int, Dt, MPI_Comm, Rq
+        ) -> c_int;
+        pub iallreduce = "MPI_Iallreduce": fn(*const c_void, *mut c_void, c_int, Dt, MPI_Op, MPI_Comm, Rq) -> c_int;
+        pub ireduce_scatter_block = "MPI_Ireduce_scatter_block":
+            fn(*const c_void, *mut c_void, c_int, Dt, MPI_Op, MPI_Comm, Rq) -> c_int;
+        pub test = "MPI_Test": fn(Rq, *mut c_int, *mut c_void) -> c_int;
+        pub op_create = "MPI_Op_create": fn(UserFn, c_int, *mut MPI_Op) -> c_int;
+        pub op_free = "MPI_Op_free": fn(*mut MPI_Op) -> c_int;
+        pub type_contiguous = "MPI_Type_contiguous": fn(c_int, Dt, *mut Dt) -> c_int;
+        pub type_commit = "MPI_Type_commit": fn(*mut Dt) -> c_int;
+        pub type_free = "MPI_Type_free": fn(*mut Dt) -> c_int;
+        pub iprobe = "MPI_Iprobe": fn(c_int, c_int, MPI_Comm, *mut c_int, *mut c_void) -> c_int;
+        pub abort = "MPI_Abort": fn(MPI_Comm, c_int) -> c_int;
+        pub query_thread = "MPI_Query_thread": fn(*mut c_int) -> c_int;
+        pub error_string = "MPI_Error_string": fn(c_int, *mut c_char, *mut c_int) -> c_int;
+        pub get_library_version = "MPI_Get_library_version": fn(*mut c_char, *mut c_int) -> c_int;
+});
 
 /// Open MPI's predefined handles (the addresses of its objects).
 #[derive(Clone, Copy)]
@@ -130,7 +114,8 @@ impl MpiRma {
     /// Resolves everything from the bootstrap's MPI, and checks that MPI runs with
     /// `MPI_THREAD_MULTIPLE` (the proxy thread and the program's threads both call it).
     pub fn load(m: &Mpi) -> Result<MpiRma> {
-        let f = Fns::load(m)?;
+        // SAFETY: each symbol has the C type MPI declares for it.
+        let f = unsafe { Fns::load_with(|s| m.symbol(s)) }?;
         let dt = |n: &str| m.symbol(n).map(|p| MPI_Datatype(p.cast()));
         let op = |n: &str| m.symbol(n).map(|p| MPI_Op(p.cast()));
         let h = Handles {

@@ -125,22 +125,10 @@ fn signal_all(children: &mut [Option<Child>], sig: i32) {
     }
 }
 
-fn main() {
-    let o = parse(std::env::args().skip(1).collect());
-    let cfg = Config::from_env().unwrap_or_else(|e| fail(&e.to_string()));
-    let family = net::parse_family(&cfg.bootstrap_socket_family).unwrap_or_else(|e| fail(&e.to_string()));
-    let ip = net::listen_ip(&cfg.bootstrap_socket_ifname, family).unwrap_or_else(|e| fail(&e.to_string()));
-    let timeout = Duration::from_secs_f64(cfg.bootstrap_timeout.max(0.1));
-    let hub = Hub::start(ip, Some(o.n as u32), timeout).unwrap_or_else(|e| fail(&e.to_string()));
+/// Starts the `o.n` PEs with the hub's unique id; with `--prefix`, the threads that forward
+/// their output. A PE that cannot start ends the job (exit 127).
+fn spawn_pes(o: &Options, hub: &Hub) -> (Vec<Option<Child>>, Vec<std::thread::JoinHandle<()>>) {
     let uid_hex = hub.uid.to_hex();
-
-    // SAFETY: the handler only stores to an atomic.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGHUP, on_signal as *const () as libc::sighandler_t);
-    }
-
     let mut children: Vec<Option<Child>> = Vec::with_capacity(o.n);
     let mut pumps = Vec::new();
     for pe in 0..o.n {
@@ -171,16 +159,19 @@ fn main() {
             }
         }
     }
+    (children, pumps)
+}
 
-    // Wait for everyone; on the first failure tell the others, then stop the stragglers.
+/// Waits for every PE; on the first failure tells the others (through the hub), then stops the
+/// stragglers after `grace`. Returns the job's exit code.
+fn wait_pes(children: &mut [Option<Child>], hub: &Hub, grace: Duration) -> i32 {
     let mut first_failure: Option<i32> = None;
     let mut kill_at: Option<Instant> = None;
-    let grace = timeout.max(Duration::from_secs(2));
-    let mut running = o.n;
+    let mut running = children.len();
     while running > 0 {
         let sig = SIGNALLED.swap(0, Ordering::SeqCst);
         if sig != 0 {
-            signal_all(&mut children, sig);
+            signal_all(children, sig);
             first_failure.get_or_insert(128 + sig);
             kill_at.get_or_insert(Instant::now() + grace);
         }
@@ -209,12 +200,32 @@ fn main() {
         }
         if let Some(t) = kill_at {
             if Instant::now() >= t {
-                signal_all(&mut children, libc::SIGKILL);
+                signal_all(children, libc::SIGKILL);
                 kill_at = None;
             }
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+    first_failure.unwrap_or(0)
+}
+
+fn main() {
+    let o = parse(std::env::args().skip(1).collect());
+    let cfg = Config::from_env().unwrap_or_else(|e| fail(&e.to_string()));
+    let family = net::parse_family(&cfg.bootstrap_socket_family).unwrap_or_else(|e| fail(&e.to_string()));
+    let ip = net::listen_ip(&cfg.bootstrap_socket_ifname, family).unwrap_or_else(|e| fail(&e.to_string()));
+    let timeout = Duration::from_secs_f64(cfg.bootstrap_timeout.max(0.1));
+    let hub = Hub::start(ip, Some(o.n as u32), timeout).unwrap_or_else(|e| fail(&e.to_string()));
+
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGHUP, on_signal as *const () as libc::sighandler_t);
+    }
+
+    let (mut children, pumps) = spawn_pes(&o, &hub);
+    let code = wait_pes(&mut children, &hub, timeout.max(Duration::from_secs(2)));
     for p in pumps {
         let _ = p.join();
     }
@@ -224,5 +235,5 @@ fn main() {
     for pe in 0..o.n {
         rocshmem::gpu::GpuRuntime::discard_segment_name(&host, &segment_name(hub.uid.job_tag, pe));
     }
-    std::process::exit(first_failure.unwrap_or(0));
+    std::process::exit(code);
 }

@@ -222,6 +222,16 @@ impl Drop for Admission<'_> {
 /// One PE's connection: admission, then its requests until it leaves.
 fn serve(shared: Arc<Shared>, mut stream: TcpStream, id: usize) {
     let admission = Admission(&shared, id);
+    let Some(rank) = admit(&shared, &stream) else { return };
+    drop(admission);
+    let _ = stream.set_read_timeout(None);
+    requests(&shared, &mut stream, rank);
+}
+
+/// Reads the connection's Hello (before the secret is checked: one frame, no larger than a
+/// Hello, within a deadline) and admits the PE, or refuses it saying why. Returns its rank;
+/// None when it was refused or was not a PE.
+fn admit(shared: &Arc<Shared>, stream: &TcpStream) -> Option<usize> {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_nodelay(true);
     let refuse = |mut s: &TcpStream, reason: String| {
@@ -229,45 +239,45 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream, id: usize) {
     };
     // Before the secret is checked: one frame, no larger than a Hello, within a deadline.
     let deadline = Instant::now() + hello_deadline(shared.timeout);
-    let hello = Msg::read_capped(&mut Deadline { stream: &stream, deadline }, MAX_HELLO);
-    let rank = match hello {
+    let hello = Msg::read_capped(&mut Deadline { stream, deadline }, MAX_HELLO);
+    match hello {
         Ok(Some(Msg::Hello { protocol, rank, nranks, secret, info })) => {
             if secret != shared.secret {
-                refuse(&stream, "wrong secret: this unique id belongs to another job".into());
-                return;
+                refuse(stream, "wrong secret: this unique id belongs to another job".into());
+                return None;
             }
             if protocol != PROTOCOL {
-                refuse(&stream, format!("bootstrap protocol {protocol} != {PROTOCOL}: mixed rocSHMEM versions"));
-                return;
+                refuse(stream, format!("bootstrap protocol {protocol} != {PROTOCOL}: mixed rocSHMEM versions"));
+                return None;
             }
             let mut st = shared.state.lock().unwrap();
             if st.over {
-                refuse(&stream, "this job already ended".into());
-                return;
+                refuse(stream, "this job already ended".into());
+                return None;
             }
             if st.nranks.is_none() {
                 if nranks == 0 {
-                    refuse(&stream, "nranks must be at least 1".into());
-                    return;
+                    refuse(stream, "nranks must be at least 1".into());
+                    return None;
                 }
                 st.nranks = Some(nranks);
                 st.size_for(nranks as usize);
             }
             let expected = st.nranks.unwrap();
             if nranks != expected {
-                refuse(&stream, format!("PE {rank} says the job has {nranks} PEs, others say {expected}"));
-                return;
+                refuse(stream, format!("PE {rank} says the job has {nranks} PEs, others say {expected}"));
+                return None;
             }
             if rank >= expected {
-                refuse(&stream, format!("rank {rank} is outside 0..{}", expected - 1));
-                return;
+                refuse(stream, format!("rank {rank} is outside 0..{}", expected - 1));
+                return None;
             }
             let r = rank as usize;
             if st.infos[r].is_some() {
-                refuse(&stream, format!("rank {rank} joined twice"));
-                return;
+                refuse(stream, format!("rank {rank} joined twice"));
+                return None;
             }
-            let Ok(writer) = stream.try_clone() else { return };
+            let Ok(writer) = stream.try_clone() else { return None };
             st.writers[r] = Some(writer);
             st.infos[r] = Some(info);
             st.joined += 1;
@@ -277,14 +287,16 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream, id: usize) {
                 let infos: Vec<Vec<u8>> = st.infos.iter().map(|i| i.clone().unwrap()).collect();
                 st.broadcast(&Msg::Welcome { infos });
             }
-            r
+            Some(r)
         }
-        _ => return, // not a PE, too slow, or it gave up: nothing to clean
-    };
-    drop(admission);
-    let _ = stream.set_read_timeout(None);
+        _ => None, // not a PE, too slow, or it gave up: nothing to clean
+    }
+}
+
+/// A PE's requests after its admission, until it leaves (finalize, exit, or disconnection).
+fn requests(shared: &Arc<Shared>, stream: &mut TcpStream, rank: usize) {
     loop {
-        let msg = Msg::read_from(&mut stream);
+        let msg = Msg::read_from(stream);
         let mut st = shared.state.lock().unwrap();
         match msg {
             Ok(Some(Msg::Gather { seq, data })) => {
@@ -305,7 +317,7 @@ fn serve(shared: Arc<Shared>, mut stream: TcpStream, id: usize) {
                     // gone) is named as such when the round ends.
                     st.hang = Some(vec![None; st.infos.len()]);
                     st.broadcast(&Msg::Query);
-                    let s2 = shared.clone();
+                    let s2 = Arc::clone(shared);
                     let _ = std::thread::Builder::new().name("rocshmem-hub-hang".into()).spawn(move || hang_round(s2));
                 }
                 if let Some(h) = st.hang.as_mut() {

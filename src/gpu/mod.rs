@@ -7,10 +7,12 @@
 
 pub mod cuda;
 pub mod hip;
+pub mod hip_arch;
 pub mod host;
 pub mod host_heap;
 pub mod modules;
 pub mod share;
+pub mod vendor;
 
 use crate::error::{Error, Result};
 use crate::log_info;
@@ -286,9 +288,11 @@ pub trait GpuRuntime: Send + Sync {
 
     /// Called once near the end of init, on the thread that initialises: prepares what the
     /// stream-ordered calls launch (on NVIDIA, starts loading the helper kernels' modules, whose
-    /// device globals are filled with `Runtime::module_init` once the runtime is up). Failures
+    /// device globals `fill` fills once the runtime is up: `Runtime::module_init`). Failures
     /// are kept for the first `*_on_stream` call to report. Nothing to do by default.
-    fn stream_kernels_start(&self) {}
+    fn stream_kernels_start(&self, fill: modules::FillGlobals) {
+        let _ = fill;
+    }
     /// Waits for what `stream_kernels_start` started (finalize calls it before the runtime
     /// goes away). Nothing to do by default.
     fn stream_kernels_wait(&self) {}
@@ -308,7 +312,7 @@ pub trait GpuRuntime: Send + Sync {
         &self,
         stream: *mut c_void,
         kernel: &str,
-        args: &crate::stream::StreamArgs,
+        args: &crate::stream::args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {

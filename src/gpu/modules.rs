@@ -3,8 +3,9 @@
 //! (`hip.rs`), embedded in the library at build time. Two modules: the 13 kernels of the untyped
 //! calls, and the 163 reductions.
 //!
-//! Init only starts a thread that loads the core module and fills its device globals with
-//! `Runtime::module_init` on the library's stream once the runtime is up, and then waits: the
+//! Init only starts a thread that loads the core module and fills its device globals with what
+//! init hands it ([`FillGlobals`]: `Runtime::module_init` on the library's stream once the
+//! runtime is up), and then waits: the
 //! reductions' module (on NVIDIA 5 MB of PTX: measured 20.7 s to JIT on an H200 with a cold JIT
 //! cache, 30 ms cached) is loaded by the same thread when the first reduction asks for it, so a
 //! program that never reduces on a stream never pays for it. Kernels are resolved on demand; a
@@ -121,6 +122,7 @@ pub fn start<A: ModuleApi>(
     images: Option<[&'static [u8]; 2]>,
     not_built: &'static str,
     lib_stream: usize,
+    fill: FillGlobals,
 ) {
     m.lock().started = true;
     let Some(images) = images else {
@@ -138,7 +140,7 @@ pub fn start<A: ModuleApi>(
                 break;
             }
             let t0 = std::time::Instant::now();
-            let r = load(api.as_ref(), image, lib_stream).map_err(|e| format!("loading the {what}: {e}"));
+            let r = load(api.as_ref(), image, lib_stream, &fill).map_err(|e| format!("loading the {what}: {e}"));
             crate::log_info!(
                 "rocshmem_init",
                 "{what}: module {} in {:.1} ms ({}, then device globals)",
@@ -159,19 +161,17 @@ pub fn start<A: ModuleApi>(
     }
 }
 
-/// Loads one image and fills its device globals once the runtime is up; returns the module and
-/// how it was loaded.
-fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize) -> Result<(usize, String)> {
+/// Fills the device globals of a loaded module (`Runtime::module_init`) on the library's stream
+/// (the arguments: module, stream), once the runtime is up: given by init, which knows the
+/// runtime; `gpu/` does not.
+pub type FillGlobals = Arc<dyn Fn(usize, usize) -> Result<()> + Send + Sync>;
+
+/// Loads one image and fills its device globals with `fill`; returns the module and how it was
+/// loaded.
+fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize, fill: &FillGlobals) -> Result<(usize, String)> {
     let (module, how) = api.load(image)?;
-    let rt = loop {
-        match crate::runtime::phase() {
-            crate::runtime::Phase::Ready => break crate::runtime::get()?,
-            crate::runtime::Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
-            _ => return Err(Error::NotInitialized),
-        }
-    };
-    // SAFETY: our module and our stream; then wait for the copies on that stream only.
-    unsafe { rt.module_init(module as *mut c_void, lib_stream as *mut c_void)? };
+    fill(module, lib_stream)?;
+    // Wait for the copies on the library's stream only.
     api.sync(lib_stream)?;
     Ok((module, how))
 }
@@ -180,6 +180,11 @@ fn load(api: &dyn ModuleApi, image: &[u8], lib_stream: usize) -> Result<(usize, 
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// What init's globals fill answers while no runtime is up.
+    fn no_runtime() -> FillGlobals {
+        Arc::new(|_, _| Err(Error::NotInitialized))
+    }
 
     /// Loads succeed (a fake handle) and are counted; functions resolve to fixed handles.
     #[derive(Default)]
@@ -213,7 +218,7 @@ mod tests {
         let m = Arc::new(Modules::default());
         let e = m.function(api.as_ref(), "putmem").unwrap_err().to_string();
         assert!(e.contains("not started"), "{e}");
-        start(&api, &m, None, "built without them (test)", 0);
+        start(&api, &m, None, "built without them (test)", 0, no_runtime());
         for k in ["putmem", "reduce_int_sum"] {
             let e = m.function(api.as_ref(), k).unwrap_err().to_string();
             assert!(e.contains("built without them (test)"), "{k}: {e}");
@@ -228,9 +233,8 @@ mod tests {
         static REDUCE: [u8; 5] = [4, 5, 6, 7, 8];
         let api = Arc::new(FakeApi::default());
         let m = Arc::new(Modules::default());
-        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0);
-        // No runtime is up in a unit test: the module loads, then filling its device globals
-        // fails, and every kernel of it reports that failure, naming the module.
+        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, no_runtime());
+        // The module loads, then filling its device globals fails (no runtime is up), and every kernel of it reports that failure, naming the module.
         let e = m.function(api.as_ref(), "quiet").unwrap_err().to_string();
         assert!(e.contains("loading the stream kernels"), "{e}");
         assert_eq!(api.bound.load(Ordering::SeqCst), 7, "the loader thread took the initialising thread's binding");
@@ -246,7 +250,7 @@ mod tests {
         static CORE: [u8; 1] = [1];
         let api = Arc::new(FakeApi::default());
         let m = Arc::new(Modules::default());
-        start(&api, &m, Some([&CORE, &CORE]), "unused", 0);
+        start(&api, &m, Some([&CORE, &CORE]), "unused", 0, no_runtime());
         m.wait_loaded();
         assert_eq!(api.loads.load(Ordering::SeqCst), 1);
         let e = m.function(api.as_ref(), "reduce_long_max").unwrap_err().to_string();

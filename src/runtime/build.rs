@@ -140,7 +140,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
     // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
     // critical path; see docs/streams.md).
     phases.mark("tables and device globals");
-    gpu.stream_kernels_start();
+    gpu.stream_kernels_start(std::sync::Arc::new(super::fill_module_globals));
     heap.common_align = common_alignment(job, &heap)?;
     phases.mark("final exchange");
     log_info!(

@@ -161,6 +161,20 @@ pub fn get() -> Result<&'static Runtime> {
     Ok(unsafe { &*p })
 }
 
+/// Fills the device globals of stream-kernel module `module` on `stream` once the runtime is
+/// up (the stream kernels' loader thread calls it: `gpu::modules::FillGlobals`).
+fn fill_module_globals(module: usize, stream: usize) -> Result<()> {
+    let rt = loop {
+        match phase() {
+            Phase::Ready => break get()?,
+            Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
+            _ => return Err(Error::NotInitialized),
+        }
+    };
+    // SAFETY: a module of the stream kernels and the library's stream.
+    unsafe { rt.module_init(module as *mut std::ffi::c_void, stream as *mut std::ffi::c_void) }
+}
+
 /// The runtime for a host API call: only while it is ready, so that a call that starts once
 /// finalize has begun fails with "called after rocshmem_finalize" (the phase is read after the
 /// call was counted in flight: see `inflight`).

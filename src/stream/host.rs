@@ -7,7 +7,8 @@
 //! use. An operation that fails is reported at once (one line naming the call and the stream)
 //! and again by the next synchronize of that queue, which returns an error.
 
-use super::Work;
+use super::args::StreamArgs;
+use super::plan::{self, Work};
 use crate::error::{Error, Result};
 use crate::log::{self, Level};
 use std::collections::VecDeque;
@@ -19,7 +20,7 @@ unsafe extern "C" {
     /// threads; 0, or -1 if unknown.
     fn rocshmemi_host_stream_launch(
         name: *const c_char,
-        args: *const super::StreamArgs,
+        args: *const StreamArgs,
         blocks: c_uint,
         threads: c_uint,
     ) -> c_int;
@@ -64,8 +65,8 @@ fn queues() -> std::sync::MutexGuard<'static, Vec<Entry>> {
 fn run(work: Work) -> Result<()> {
     match work {
         Work::Kernel { name, args, spread } => {
-            let threads = super::threads(crate::gpu::Platform::Host, &name, args.count);
-            let blocks = super::groups(spread, super::HOST_BYTES_PER_GROUP, super::HOST_MAX_GROUPS);
+            let threads = plan::threads(crate::gpu::Platform::Host, &name, args.count);
+            let blocks = plan::groups(spread, plan::HOST_BYTES_PER_GROUP, plan::HOST_MAX_GROUPS);
             let cname = CString::new(name.clone()).map_err(|_| Error::invalid("kernel name has a NUL byte"))?;
             // SAFETY: a NUL-terminated name and an 80-byte argument block that outlives the call
             // (the launch returns when every thread has finished).
@@ -252,7 +253,7 @@ mod tests {
     #[test]
     fn a_failed_operation_is_surfaced_at_synchronize() {
         let h = create().unwrap();
-        let k = Work::Kernel { name: "no_such_kernel".into(), args: super::super::StreamArgs::default(), spread: 0 };
+        let k = Work::Kernel { name: "no_such_kernel".into(), args: StreamArgs::default(), spread: 0 };
         enqueue("rocshmem_test_on_stream", h, k).unwrap();
         let e = synchronize(h).unwrap_err().to_string();
         assert!(e.contains("no_such_kernel") && e.contains("rocshmem_test_on_stream"), "{e}");

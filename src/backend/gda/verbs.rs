@@ -11,6 +11,7 @@
 //! checks every field offset below against the installed `<infiniband/verbs.h>` and
 //! `<infiniband/mlx5dv.h>` ([`LAYOUT`]).
 
+use crate::dl::{fn_table, symbol};
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::mem::offset_of;
@@ -172,42 +173,48 @@ pub static LAYOUT: &[(&str, usize, usize)] = &[
     row!(Mlx5dvDevxUmemIn, "mlx5dv_devx_umem_in", dmabuf_fd),
 ];
 
-/// Resolves `name` in `lib` as a function pointer of type `F`.
-///
-/// # Safety
-/// `F` must be the C signature of the symbol.
-unsafe fn sym<F: Copy>(lib: &Library, lib_name: &str, name: &str) -> Result<F, String> {
-    // SAFETY: the caller's contract on F.
-    let s = unsafe { lib.get::<F>(name.as_bytes()) };
-    s.map(|s| *s).map_err(|e| format!("{lib_name} has no {name} ({e}); rdma-core 34 or newer is needed"))
-}
+fn_table!(
+    /// The functions of libibverbs (`ibv_*`) and libmlx5 (`mlx5dv_*`) the GDA setup calls.
+    pub struct VerbsFns {
+        pub get_device_list = "ibv_get_device_list": fn(*mut c_int) -> *mut *mut IbvDevice;
+        pub free_device_list = "ibv_free_device_list": fn(*mut *mut IbvDevice);
+        pub get_device_name = "ibv_get_device_name": fn(*mut IbvDevice) -> *const c_char;
+        pub close_device = "ibv_close_device": fn(*mut IbvContext) -> c_int;
+        pub alloc_pd = "ibv_alloc_pd": fn(*mut IbvContext) -> *mut IbvPd;
+        pub dealloc_pd = "ibv_dealloc_pd": fn(*mut IbvPd) -> c_int;
+        pub reg_mr = "ibv_reg_mr": fn(*mut IbvPd, *mut c_void, usize, c_int) -> *mut IbvMr;
+        pub reg_dmabuf_mr = "ibv_reg_dmabuf_mr": fn(*mut IbvPd, u64, usize, u64, c_int, c_int) -> *mut IbvMr;
+        pub dereg_mr = "ibv_dereg_mr": fn(*mut IbvMr) -> c_int;
+        pub query_port = "ibv_query_port": fn(*mut IbvContext, u8, *mut IbvPortAttr) -> c_int;
+        pub query_gid = "ibv_query_gid": fn(*mut IbvContext, u8, c_int, *mut [u8; 16]) -> c_int;
+        pub dv_open_device = "mlx5dv_open_device": fn(*mut IbvDevice, *mut Mlx5dvContextAttr) -> *mut IbvContext;
+        pub dv_init_obj = "mlx5dv_init_obj": fn(*mut Mlx5dvObj, u64) -> c_int;
+        pub devx_obj_create = "mlx5dv_devx_obj_create":
+            fn(*mut IbvContext, *const c_void, usize, *mut c_void, usize) -> *mut DevxObj;
+        pub devx_obj_modify = "mlx5dv_devx_obj_modify":
+            fn(*mut DevxObj, *const c_void, usize, *mut c_void, usize) -> c_int;
+        pub devx_obj_destroy = "mlx5dv_devx_obj_destroy": fn(*mut DevxObj) -> c_int;
+        pub devx_alloc_uar = "mlx5dv_devx_alloc_uar": fn(*mut IbvContext, u32) -> *mut Mlx5dvDevxUar;
+        pub devx_free_uar = "mlx5dv_devx_free_uar": fn(*mut Mlx5dvDevxUar);
+        pub devx_umem_reg_ex = "mlx5dv_devx_umem_reg_ex":
+            fn(*mut IbvContext, *mut Mlx5dvDevxUmemIn) -> *mut Mlx5dvDevxUmem;
+        pub devx_umem_dereg = "mlx5dv_devx_umem_dereg": fn(*mut Mlx5dvDevxUmem) -> c_int;
+        pub devx_query_eqn = "mlx5dv_devx_query_eqn": fn(*mut IbvContext, c_uint, *mut u32) -> c_int;
+    }
+);
 
-/// The functions of libibverbs and libmlx5 the GDA setup calls.
+/// rdma-core loaded: its functions ([`VerbsFns`], through `Deref`) and the libraries they live in.
 pub struct Verbs {
-    pub get_device_list: unsafe extern "C" fn(*mut c_int) -> *mut *mut IbvDevice,
-    pub free_device_list: unsafe extern "C" fn(*mut *mut IbvDevice),
-    pub get_device_name: unsafe extern "C" fn(*mut IbvDevice) -> *const c_char,
-    pub close_device: unsafe extern "C" fn(*mut IbvContext) -> c_int,
-    pub alloc_pd: unsafe extern "C" fn(*mut IbvContext) -> *mut IbvPd,
-    pub dealloc_pd: unsafe extern "C" fn(*mut IbvPd) -> c_int,
-    pub reg_mr: unsafe extern "C" fn(*mut IbvPd, *mut c_void, usize, c_int) -> *mut IbvMr,
-    pub reg_dmabuf_mr: unsafe extern "C" fn(*mut IbvPd, u64, usize, u64, c_int, c_int) -> *mut IbvMr,
-    pub dereg_mr: unsafe extern "C" fn(*mut IbvMr) -> c_int,
-    pub query_port: unsafe extern "C" fn(*mut IbvContext, u8, *mut IbvPortAttr) -> c_int,
-    pub query_gid: unsafe extern "C" fn(*mut IbvContext, u8, c_int, *mut [u8; 16]) -> c_int,
-    pub dv_open_device: unsafe extern "C" fn(*mut IbvDevice, *mut Mlx5dvContextAttr) -> *mut IbvContext,
-    pub dv_init_obj: unsafe extern "C" fn(*mut Mlx5dvObj, u64) -> c_int,
-    pub devx_obj_create:
-        unsafe extern "C" fn(*mut IbvContext, *const c_void, usize, *mut c_void, usize) -> *mut DevxObj,
-    pub devx_obj_modify: unsafe extern "C" fn(*mut DevxObj, *const c_void, usize, *mut c_void, usize) -> c_int,
-    pub devx_obj_destroy: unsafe extern "C" fn(*mut DevxObj) -> c_int,
-    pub devx_alloc_uar: unsafe extern "C" fn(*mut IbvContext, u32) -> *mut Mlx5dvDevxUar,
-    pub devx_free_uar: unsafe extern "C" fn(*mut Mlx5dvDevxUar),
-    pub devx_umem_reg_ex: unsafe extern "C" fn(*mut IbvContext, *mut Mlx5dvDevxUmemIn) -> *mut Mlx5dvDevxUmem,
-    pub devx_umem_dereg: unsafe extern "C" fn(*mut Mlx5dvDevxUmem) -> c_int,
-    pub devx_query_eqn: unsafe extern "C" fn(*mut IbvContext, c_uint, *mut u32) -> c_int,
+    fns: VerbsFns,
     _ibverbs: Library,
     _mlx5: Library,
+}
+
+impl std::ops::Deref for Verbs {
+    type Target = VerbsFns;
+    fn deref(&self) -> &VerbsFns {
+        &self.fns
+    }
 }
 
 impl Verbs {
@@ -222,34 +229,13 @@ impl Verbs {
         // SAFETY: as above.
         let m = unsafe { Library::new(MLX5) }
             .map_err(|_| format!("{MLX5} is not installed (the mlx5 provider of rdma-core; Debian/Ubuntu: apt-get install ibverbs-providers)"))?;
-        // SAFETY: each type below is the symbol's C signature in rdma-core's headers.
-        unsafe {
-            Ok(Verbs {
-                get_device_list: sym(&ib, IBVERBS, "ibv_get_device_list")?,
-                free_device_list: sym(&ib, IBVERBS, "ibv_free_device_list")?,
-                get_device_name: sym(&ib, IBVERBS, "ibv_get_device_name")?,
-                close_device: sym(&ib, IBVERBS, "ibv_close_device")?,
-                alloc_pd: sym(&ib, IBVERBS, "ibv_alloc_pd")?,
-                dealloc_pd: sym(&ib, IBVERBS, "ibv_dealloc_pd")?,
-                reg_mr: sym(&ib, IBVERBS, "ibv_reg_mr")?,
-                reg_dmabuf_mr: sym(&ib, IBVERBS, "ibv_reg_dmabuf_mr")?,
-                dereg_mr: sym(&ib, IBVERBS, "ibv_dereg_mr")?,
-                query_port: sym(&ib, IBVERBS, "ibv_query_port")?,
-                query_gid: sym(&ib, IBVERBS, "ibv_query_gid")?,
-                dv_open_device: sym(&m, MLX5, "mlx5dv_open_device")?,
-                dv_init_obj: sym(&m, MLX5, "mlx5dv_init_obj")?,
-                devx_obj_create: sym(&m, MLX5, "mlx5dv_devx_obj_create")?,
-                devx_obj_modify: sym(&m, MLX5, "mlx5dv_devx_obj_modify")?,
-                devx_obj_destroy: sym(&m, MLX5, "mlx5dv_devx_obj_destroy")?,
-                devx_alloc_uar: sym(&m, MLX5, "mlx5dv_devx_alloc_uar")?,
-                devx_free_uar: sym(&m, MLX5, "mlx5dv_devx_free_uar")?,
-                devx_umem_reg_ex: sym(&m, MLX5, "mlx5dv_devx_umem_reg_ex")?,
-                devx_umem_dereg: sym(&m, MLX5, "mlx5dv_devx_umem_dereg")?,
-                devx_query_eqn: sym(&m, MLX5, "mlx5dv_devx_query_eqn")?,
-                _ibverbs: ib,
-                _mlx5: m,
-            })
-        }
+        let find = |name: &str| {
+            let (lib, lib_name) = if name.starts_with("mlx5dv_") { (&m, MLX5) } else { (&ib, IBVERBS) };
+            symbol(lib, name).map_err(|e| format!("{lib_name} has no {name} ({e}); rdma-core 34 or newer is needed"))
+        };
+        // SAFETY: each type above is the symbol's C signature in rdma-core's headers.
+        let fns = unsafe { VerbsFns::load_with(find) }?;
+        Ok(Verbs { fns, _ibverbs: ib, _mlx5: m })
     }
 
     /// The names of the RDMA devices libibverbs sees.

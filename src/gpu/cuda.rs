@@ -253,8 +253,9 @@ impl DeviceRuntime<Cuda> {
 
 impl Vendor for Cuda {
     const PLATFORM: Platform = Platform::Nvidia;
-    /// `cudaIpcMemLazyEnablePeerAccess`.
-    const IPC_LAZY: c_uint = 1;
+    // Not guarded: every device allocation and IPC mapping is made by init, on the thread where
+    // init made the PE's device current; and a guard's restore would call cudaSetDevice(0) on a
+    // thread that never chose a device, which since CUDA 12 makes a context on GPU 0.
     const GUARD_DEVICE: bool = false;
     const IMAGES: Option<[&'static [u8]; 2]> = PACKS;
     const IMAGES_NOT_BUILT: &'static str = PACKS_NOT_BUILT;
@@ -307,6 +308,11 @@ impl Vendor for Cuda {
 
     fn memory_type_device(&self) -> c_int {
         CUDA_MEMORY_TYPE_DEVICE
+    }
+
+    /// `cudaIpcMemLazyEnablePeerAccess`.
+    fn ipc_open_flags(&self) -> c_uint {
+        1
     }
 
     /// `cudaMalloc`, for the heap and for tables alike.

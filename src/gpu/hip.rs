@@ -132,6 +132,13 @@ fn memory_type_device_for(major: c_int) -> c_int {
     if major >= 6 { HIP_MEMORY_TYPE_DEVICE_HIP6 } else { HIP_MEMORY_TYPE_DEVICE_HIP5 }
 }
 
+/// `hipIpcMemLazyEnablePeerAccess` of HIP `major`: 0 in HIP 5, 1 (CUDA's value) from HIP 6 on,
+/// and hipIpcOpenMemHandle refuses any other value (its header: "must be specified as
+/// hipIpcMemLazyEnablePeerAccess").
+fn ipc_lazy_for(major: c_int) -> c_uint {
+    if major >= 6 { 1 } else { 0 }
+}
+
 /// The file the symbol at `addr` was loaded from (its library).
 fn library_path_of(addr: *const c_void) -> Option<String> {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
@@ -146,6 +153,13 @@ fn library_path_of(addr: *const c_void) -> Option<String> {
 }
 
 impl Hip {
+    /// The HIP runtime's major version (6 when it cannot say: today's releases).
+    fn major(&self) -> c_int {
+        let mut v = 0;
+        // SAFETY: writes one int.
+        if unsafe { (self.rt.f.runtime_get_version)(&mut v) } == SUCCESS { v / 10_000_000 } else { 6 }
+    }
+
     /// Loads libamdhip64: the one the program already loaded if any (a HIP program is linked
     /// with it, and its device memory, current device and modules belong to that instance), else
     /// `library` (`ROCSHMEM_HIP_LIBRARY`) if not empty, else the first of [`HIP_NAMES`] (and
@@ -454,8 +468,6 @@ impl ModuleApi for Hip {
 
 impl Vendor for Hip {
     const PLATFORM: Platform = Platform::Amd;
-    /// `hipIpcMemLazyEnablePeerAccess` (0 in HIP, where CUDA's is 1).
-    const IPC_LAZY: c_uint = 0;
     const GUARD_DEVICE: bool = true;
     const IMAGES: Option<[&'static [u8]; 2]> = CODE_OBJECTS;
     const IMAGES_NOT_BUILT: &'static str = CODE_OBJECTS_NOT_BUILT;
@@ -502,10 +514,11 @@ impl Vendor for Hip {
     /// The value `hipPointerGetAttributes` reports for device memory: HIP 6 renumbered
     /// `hipMemoryType` (Device 1 -> 2), so the runtime's major version decides.
     fn memory_type_device(&self) -> c_int {
-        let mut v = 0;
-        // SAFETY: writes one int.
-        let major = if unsafe { (self.rt.f.runtime_get_version)(&mut v) } == SUCCESS { v / 10_000_000 } else { 6 };
-        memory_type_device_for(major)
+        memory_type_device_for(self.major())
+    }
+
+    fn ipc_open_flags(&self) -> c_uint {
+        ipc_lazy_for(self.major())
     }
 
     /// The heap: the kind of [`HipPe::heap_allocator`]; tables device code reads: coarse-grained
@@ -657,6 +670,14 @@ mod tests {
         assert_eq!(memory_type_device_for(5), 1);
         assert_eq!(memory_type_device_for(6), 2);
         assert_eq!(memory_type_device_for(7), 2);
+    }
+
+    #[test]
+    fn ipc_open_flags_follow_the_hip_release() {
+        // hip_runtime_api.h: `#define hipIpcMemLazyEnablePeerAccess 0` in HIP 5.2, `0x01` in 6.4.
+        assert_eq!(ipc_lazy_for(5), 0);
+        assert_eq!(ipc_lazy_for(6), 1);
+        assert_eq!(ipc_lazy_for(7), 1);
     }
 
     #[test]

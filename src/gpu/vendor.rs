@@ -251,10 +251,8 @@ impl Drop for DeviceGuard<'_> {
 /// What differs between CUDA and HIP, for [`DeviceRuntime`].
 pub trait Vendor: ModuleApi + Sized {
     const PLATFORM: Platform;
-    /// `cudaIpcMemLazyEnablePeerAccess` (1) / `hipIpcMemLazyEnablePeerAccess` (0).
-    const IPC_LAZY: c_uint;
     /// Whether allocations, registrations and IPC mappings first make the PE's device current
-    /// on the calling thread (HIP; a CUDA context is per process).
+    /// on the calling thread (the runtime's current device is per thread, 0 on a new thread).
     const GUARD_DEVICE: bool;
     /// The stream helper kernels' two images embedded at build time, or None when they were not
     /// built, with the reason.
@@ -270,6 +268,9 @@ pub trait Vendor: ModuleApi + Sized {
     fn identity(rt: &DeviceRuntime<Self>) -> Option<super::share::GpuIdentity>;
     /// The `kind` of [`PointerAttributes`] that means device memory.
     fn memory_type_device(&self) -> c_int;
+    /// The flags of `*IpcOpenMemHandle`: the runtime's value of `*IpcMemLazyEnablePeerAccess`,
+    /// the only one it accepts.
+    fn ipc_open_flags(&self) -> c_uint;
     /// `len` bytes of device memory on the PE's device (current on this thread): for the heap
     /// (`heap`), else for tables device code reads.
     fn alloc(rt: &DeviceRuntime<Self>, len: usize, heap: bool) -> Result<*mut c_void>;
@@ -583,7 +584,7 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         let _on = self.on_device()?;
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer; the handle came from a peer's IpcGetMemHandle.
-        let rc = unsafe { (rt.f.ipc_open_mem_handle)(&mut p, ipc, V::IPC_LAZY) };
+        let rc = unsafe { (rt.f.ipc_open_mem_handle)(&mut p, ipc, self.api.ipc_open_flags()) };
         rt.check(format_args!("{}IpcOpenMemHandle of a peer's heap", rt.prefix), rc)?;
         let keep = Arc::clone(&self.api);
         Ok(Segment::new(

@@ -275,7 +275,7 @@ pub const FAMILIES: &[Family] = &[
         doc: "Active-set broadcast of `nelems` `{T}` (OpenSHMEM 1.4: `dest` on the root is not written; `p_sync` is not used).", legacy: false },
     Family { family: "COLL", header: "rocshmem_COLL.hpp", name: "{T}_{op}_reduce", c_name: None, ctx: Ctx::Only, types: T25, ops: Some((INT_OPS, FLOAT_OPS)), ret: Ret::Int,
         params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce")],
-        body: "coll::reduce({call}, ctx, team, dest, source, nreduce, {op})",
+        body: "coll::reduce({call}, ctx, team, dest, source, nreduce, {op}, \"reduce_{tname}_{opname}\")",
         doc: "Reduces `nreduce` `{T}` of `source` over the team with this op into `dest` on every member; 0 on success.", legacy: false },
     Family { family: "COLL", header: "rocshmem_COLL.hpp", name: "{T}_{op}_reduce_scatter", c_name: None, ctx: Ctx::Only, types: T25, ops: Some((INT_OPS, FLOAT_OPS)), ret: Ret::Int,
         params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce")],
@@ -291,7 +291,7 @@ pub const FAMILIES: &[Family] = &[
         doc: "Legacy active-set reduction of `nreduce` `{T}` (`pWrk`/`pSync` are not used).", legacy: true },
     Family { family: "COLL-legacy", header: "rocshmem_COLL.hpp", name: "{T}_{op}_to_all", c_name: Some("{T}_{op}_to_all_team"), ctx: Ctx::Only, types: &[], ops: None, ret: Ret::Int,
         params: &[Ctx, Team, Ptr("dest"), CPtr("source"), Int("nreduce")],
-        body: "coll::reduce({call}, ctx, team, dest, source, nreduce, {op})",
+        body: "coll::reduce({call}, ctx, team, dest, source, nreduce, {op}, \"reduce_{tname}_{opname}\")",
         doc: "rocSHMEM 2.x team reduction of `nreduce` `{T}` under its old name (the same as `_reduce`); 0 on success.", legacy: true },
 ];
 

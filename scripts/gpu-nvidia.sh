@@ -46,7 +46,7 @@ else
   echo "== build"
   start=$(date +%s)
   cmake --build "$BUILD" -j"$(nproc)" --target rocshmem_device_tests_gpu stream_gpu_test rocshmem_examples_gpu \
-    rocshmem_gpu_module_artifacts rocshmem_gpu_module_test >"$OUTDIR/build.log" 2>&1 ||
+    rocshmem_gpu_module_artifacts rocshmem_gpu_module_test host_gpu_heap >"$OUTDIR/build.log" 2>&1 ||
     { grep -E "error|Error" "$OUTDIR/build.log" | head -40; exit 1; }
   echo "built in $(($(date +%s) - start)) s"
   export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -73,6 +73,7 @@ start=$(date +%s)
 nice cmake --build "$BUILD" -j"$JOBS" --target rocshmem_device_tests_gpu stream_gpu_test rocshmem_examples_gpu \
   rocshmem_gpu_module_artifacts rocshmem_gpu_module_test \
   hello rma_ring teams heap bad_input cxx_dropin typed_rma typed_amo typed_p2p typed_coll cas_contention \
+  host_gpu_heap \
   >"$BUILD.build.log" 2>&1 ||
   { grep -E "error|Error" "$BUILD.build.log" | head -40; exit 1; }
 echo "built in $(($(date +%s) - start)) s"

@@ -222,6 +222,8 @@ env_table! {
         "Extension: path or name of the MPI library to load; empty: the MPI the program already loaded, else the launcher's (Open MPI: libmpi.so.40, libmpi.so; MPICH ABI: libmpich.so.12, libmpi.so.12).";
     test_fake_gpu: Text = "ROCSHMEM_TEST_FAKE_GPU", default "", range "", "debug",
         "Tests only: pretend this PE uses GPU <id>, as <id>[:mps|:nomps|:unknown], so the several-PEs-per-GPU check runs without a GPU.";
+    test_gpu_heap_route: Bool = "ROCSHMEM_TEST_GPU_HEAP_ROUTE", default "0", range "", "debug",
+        "Tests only: on the host platform (IPC), host collectives, atomics and wait/test take the route of a GPU heap (stream kernels on the library's stream, copies through the GPU runtime), so that route runs without a GPU.";
     run_uniqueid: Text = "ROCSHMEM_RUN_UNIQUEID", default "", range "", "launcher",
         "Set by rocshmem-run: the unique id (hex) of the job's rendezvous.";
     run_rank: Int = "ROCSHMEM_RUN_RANK", default "-1", range "-1..=2147483646", "launcher",

@@ -1,4 +1,8 @@
 //! Point-to-point synchronisation: wait until / test on symmetric variables of this PE.
+//!
+//! Every wait polls the variables with back-off (spin, yield, then sleeps on this PE's data
+//! doorbell of up to 1 ms: `sync::wait_until`) under the hang watchdog. On a heap of GPU memory
+//! each poll copies the variables through the GPU runtime (`SymmetricHeap::read`).
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -52,8 +56,7 @@ fn check_ivars<T>(rt: &Runtime, ivars: *const T, n: usize) -> Result<()> {
         return Err(Error::NullPointer("ivars"));
     }
     let bytes = crate::rma::byte_len(n.max(1), std::mem::size_of::<T>())?;
-    rt.heap.offset_of(ivars as usize, bytes, "ivars")?;
-    rt.heap.require_host_access("host wait/test calls")
+    rt.heap.offset_of(ivars as usize, bytes, "ivars").map(|_| ())
 }
 
 /// What to compare element `i` with: one value for all, or one each.
@@ -71,22 +74,32 @@ impl<T: Copy> Against<'_, T> {
     }
 }
 
-fn satisfied<T: Scalar>(ivars: *const T, i: usize, cmp: Cmp, against: &Against<'_, T>) -> bool {
+fn satisfied<T: Scalar>(rt: &Runtime, ivars: *const T, i: usize, cmp: Cmp, against: &Against<'_, T>) -> Result<bool> {
     // SAFETY: i < n and ivars[0..n] was checked to be inside this PE's heap.
-    cmp.holds(T::load(unsafe { ivars.add(i) }), against.at(i))
+    Ok(cmp.holds(rt.heap.read(unsafe { ivars.add(i) })?, against.at(i)))
 }
 
-/// Waits until `ready()` (sleeping on `bell`), or gives up when `rocshmem_finalize` has begun on
-/// another thread of this process (it waits for the calls in flight: see `inflight`).
-fn block_until(bell: &crate::heap::Doorbell, mut ready: impl FnMut() -> bool) -> Result<()> {
+/// Waits until `ready()` gives `Ok(true)` (sleeping on `bell`), and returns its first error;
+/// gives up when `rocshmem_finalize` has begun on another thread of this process (it waits for
+/// the calls in flight: see `inflight`).
+fn block_until(bell: &crate::heap::Doorbell, mut ready: impl FnMut() -> Result<bool>) -> Result<()> {
     let mut stopped = false;
+    let mut failed = None;
     crate::sync::wait_until(bell, || {
-        ready() || {
+        let done = ready().unwrap_or_else(|e| {
+            failed = Some(e);
+            true
+        });
+        done || {
             stopped = crate::inflight::draining();
             stopped
         }
     });
-    if stopped { Err(Error::FinalizedWhileWaiting) } else { Ok(()) }
+    match failed {
+        Some(e) => Err(e),
+        None if stopped => Err(Error::FinalizedWhileWaiting),
+        None => Ok(()),
+    }
 }
 
 fn included(status: Option<&[i32]>, i: usize) -> bool {
@@ -98,14 +111,14 @@ pub fn wait_until<T: Scalar>(rt: &Runtime, ivar: *const T, cmp: i32, value: T) -
     check_ivars(rt, ivar, 1)?;
     Stats::add(&rt.stats.waits, 1);
     let me = rt.heap.control(rt.my_pe());
-    block_until(&me.header().data_bell, || satisfied(ivar, 0, cmp, &Against::One(value)))?;
+    block_until(&me.header().data_bell, || satisfied(rt, ivar, 0, cmp, &Against::One(value)))?;
     Ok(())
 }
 
 pub fn test<T: Scalar>(rt: &Runtime, ivar: *const T, cmp: i32, value: T) -> Result<bool> {
     let cmp = Cmp::from_code(cmp)?;
     check_ivars(rt, ivar, 1)?;
-    Ok(satisfied(ivar, 0, cmp, &Against::One(value)))
+    satisfied(rt, ivar, 0, cmp, &Against::One(value))
 }
 
 /// Waits until every included element satisfies the comparison.
@@ -127,10 +140,10 @@ pub fn wait_until_all<T: Scalar>(
     // Elements already seen satisfied stay so (the caller owns the variables' life cycle).
     let mut next = 0;
     block_until(&me.header().data_bell, || {
-        while next < n && (!included(status, next) || satisfied(ivars, next, cmp, &against)) {
+        while next < n && (!included(status, next) || satisfied(rt, ivars, next, cmp, &against)?) {
             next += 1;
         }
-        next == n
+        Ok(next == n)
     })?;
     Ok(())
 }
@@ -154,8 +167,14 @@ pub fn wait_until_any<T: Scalar>(
     let me = rt.heap.control(rt.my_pe());
     let mut found = usize::MAX;
     block_until(&me.header().data_bell, || {
-        found = (0..n).find(|&i| included(status, i) && satisfied(ivars, i, cmp, &against)).unwrap_or(usize::MAX);
-        found != usize::MAX
+        found = usize::MAX;
+        for i in 0..n {
+            if included(status, i) && satisfied(rt, ivars, i, cmp, &against)? {
+                found = i;
+                break;
+            }
+        }
+        Ok(found != usize::MAX)
     })?;
     Ok(found)
 }
@@ -182,12 +201,12 @@ pub fn wait_until_some<T: Scalar>(
     block_until(&me.header().data_bell, || {
         count = 0;
         for i in 0..n {
-            if included(status, i) && satisfied(ivars, i, cmp, &against) {
+            if included(status, i) && satisfied(rt, ivars, i, cmp, &against)? {
                 indices[count] = i;
                 count += 1;
             }
         }
-        count > 0
+        Ok(count > 0)
     })?;
     Ok(count)
 }

@@ -137,6 +137,7 @@ ROCSHMEM_DEV_INLINE void reduce_in_place(const CollCtx &cc, T *dest, const T *so
 /** The kernels the core launches: kernels.hpp's bodies, the collectives over the grid. */
 namespace grid {
 
+using stream::k_amo;
 using stream::k_barrier;
 using stream::k_barrier_all;
 using stream::k_getmem;

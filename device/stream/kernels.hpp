@@ -20,7 +20,7 @@
 #include "../src/device.hpp"
 #include "stream_args.h"
 
-/* The 13 kernels of the untyped calls: X(name). The 163 reductions are listed in
+/* The 14 kernels of the untyped calls (amo: the host atomics on a heap of GPU memory): X(name). The 163 reductions are listed in
  * gen/reduce_list.inc (generated from codegen/table.rs): X(C++ type, type name, op name, ROCSHMEM_OP). */
 #define ROCSHMEM_STREAM_CORE_KERNELS(X) \
   X(putmem)                             \
@@ -35,7 +35,8 @@
   X(sync_all)                           \
   X(team_sync)                          \
   X(alltoallmem)                        \
-  X(broadcastmem)
+  X(broadcastmem)                       \
+  X(amo)
 
 namespace rocshmem {
 namespace dev {
@@ -82,6 +83,44 @@ ROCSHMEM_DEV_INLINE void k_alltoallmem(const Args &a) {
 }
 ROCSHMEM_DEV_INLINE void k_broadcastmem(const Args &a) {
   (void)broadcastmem<Grp::wg>(ctx_of(a), a.team, a.dest, a.source, size_t(a.count), a.pe);
+}
+
+/** One atomic of word type W on PE a.pe's word at symmetric a.dest: a.op is the AmoOp. */
+template <class W>
+ROCSHMEM_DEV_INLINE W amo_word(const Args &a) {
+  W *dest = static_cast<W *>(a.dest);
+  const W v = W(a.value), c = W(a.cond);
+  switch (AmoOp(a.op)) {
+#define ROCSHMEM_STREAM_AMO_CASE(op) \
+  case AmoOp::op:                    \
+    return amo<W, AmoOp::op>(ctx_of(a), dest, v, c, a.pe);
+    ROCSHMEM_STREAM_AMO_CASE(fetch)
+    ROCSHMEM_STREAM_AMO_CASE(set)
+    ROCSHMEM_STREAM_AMO_CASE(swap)
+    ROCSHMEM_STREAM_AMO_CASE(compare_swap)
+    ROCSHMEM_STREAM_AMO_CASE(fetch_inc)
+    ROCSHMEM_STREAM_AMO_CASE(inc)
+    ROCSHMEM_STREAM_AMO_CASE(fetch_add)
+    ROCSHMEM_STREAM_AMO_CASE(add)
+    ROCSHMEM_STREAM_AMO_CASE(fetch_and)
+    ROCSHMEM_STREAM_AMO_CASE(and_)
+    ROCSHMEM_STREAM_AMO_CASE(fetch_or)
+    ROCSHMEM_STREAM_AMO_CASE(or_)
+    ROCSHMEM_STREAM_AMO_CASE(fetch_xor)
+    ROCSHMEM_STREAM_AMO_CASE(xor_)
+#undef ROCSHMEM_STREAM_AMO_CASE
+  }
+  return W(0);
+}
+
+/** A host atomic on a heap of GPU memory (src/stream/mod.rs, `amo_and_wait`): one system-scope
+ *  atomic of a.count (4 or 8) bytes on PE a.pe's word at symmetric a.dest (the host AMO types
+ *  are words of these two sizes: src/amo.rs); the old (or fetched) value goes to *a.sig_addr. */
+ROCSHMEM_DEV_INLINE void k_amo(const Args &a) {
+  if (!leader()) return;
+  const uint64_t old = a.count == 4 ? uint64_t(amo_word<uint32_t>(a)) : amo_word<uint64_t>(a);
+  *a.sig_addr = old;
+  quiet(ctx_of(a));
 }
 
 /** ROCSHMEM_OP and dev::Op have the same values (checked below). */

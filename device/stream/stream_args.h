@@ -19,18 +19,20 @@ struct rocshmem_stream_args {
   uint64_t *team;         /* rocshmem_team_t of collectives */
   void *dest;             /* destination (symmetric, or local for getmem) */
   const void *source;     /* source */
-  uint64_t count;         /* bytes (putmem, getmem, ..., broadcastmem), elements (reductions) */
-  uint64_t *sig_addr;     /* signal word */
-  uint64_t value;         /* signal value, or the comparison value of signal_wait_until */
+  uint64_t count;         /* bytes (putmem, getmem, ..., broadcastmem), elements (reductions),
+                             the width of amo (4 or 8) */
+  uint64_t *sig_addr;     /* signal word, or the word amo writes the old value to */
+  uint64_t value;         /* signal value, the comparison value of signal_wait_until, amo's operand */
   int32_t pe;             /* target PE, or the root of broadcastmem */
-  int32_t op;             /* sig_op (ROCSHMEM_SIGNAL_SET / _ADD), or cmp of signal_wait_until */
-  int32_t reserved[2];
+  int32_t op;             /* sig_op (ROCSHMEM_SIGNAL_SET / _ADD), cmp of signal_wait_until, amo's AmoOp */
+  uint64_t cond;          /* the comparison value of amo's compare-and-swap */
 };
 
 #ifdef __cplusplus
 }
 static_assert(sizeof(rocshmem_stream_args) == 80, "rocshmem_stream_args is 80 bytes (src/stream/mod.rs)");
-static_assert(__builtin_offsetof(rocshmem_stream_args, pe) == 64, "rocshmem_stream_args layout");
+static_assert(__builtin_offsetof(rocshmem_stream_args, pe) == 64 && __builtin_offsetof(rocshmem_stream_args, cond) == 72,
+              "rocshmem_stream_args layout");
 #endif
 
 #endif /* ROCSHMEM_STREAM_ARGS_H */

@@ -66,7 +66,9 @@ pub(crate) fn broadcast_active_set<T>(
     })
 }
 
-/// Team reduction; returns 0 or ROCSHMEM_ERROR.
+/// Team reduction; returns 0 or ROCSHMEM_ERROR. `kernel`: the stream helper kernel of this
+/// type and operation (`reduce_<type>_<op>`), run when the heap is GPU memory.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     call: &'static str,
     ctx: rocshmem_ctx_t,
@@ -75,8 +77,9 @@ pub(crate) fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     src: *const T,
     nreduce: c_int,
     op: F,
+    kernel: &str,
 ) -> c_int {
-    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::All)
+    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::All, kernel)
 }
 
 /// Team reduce-scatter; returns 0 or ROCSHMEM_ERROR.
@@ -89,7 +92,7 @@ pub(crate) fn reduce_scatter<T: Scalar, F: Fn(T, T) -> T + Copy>(
     nreduce: c_int,
     op: F,
 ) -> c_int {
-    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::Scatter)
+    team_reduce(call, ctx, team, dest, src, nreduce, op, Reduce::Scatter, "")
 }
 
 /// A team reduction of either kind ([`crate::coll::reduce`]).
@@ -103,12 +106,13 @@ fn team_reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     nreduce: c_int,
     op: F,
     how: Reduce,
+    kernel: &str,
 ) -> c_int {
     status_call(call, || {
         let rt = rt()?;
         let g = team_group(rt, ctx, team)?;
         // SAFETY: the caller's pointers; ranges are checked against the heap.
-        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, how) }
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, how, kernel) }
     })
 }
 
@@ -133,6 +137,6 @@ pub(crate) fn to_all<T: Scalar, F: Fn(T, T) -> T + Copy>(
         ctx_team(rt, Some(ctx))?;
         let g = active_set(rt, pe_start, log_pe_stride, pe_size)?;
         // SAFETY: the caller's pointers; ranges are checked against the heap.
-        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, Reduce::All) }
+        unsafe { crate::coll::reduce(rt, &g, dest, src, count(nreduce, "nreduce")?, op, Reduce::All, "") }
     })
 }

@@ -395,7 +395,7 @@ impl Vendor for Cuda {
 }
 
 /// The stream helper kernels on NVIDIA: two modules embedded at build time (build.rs,
-/// device/stream/module_*.cu), the 13 kernels of the untyped calls and the 163 reductions, each a
+/// device/stream/module_*.cu), the 14 kernels of the untyped calls and the 163 reductions, each a
 /// compressed container (src/stream/pack.rs) of its PTX and, when ptxas was there at build time,
 /// its sm_90 SASS, which loads without JIT; loaded by the thread of [`modules`](super::modules).
 #[cfg(rocshmem_stream_ptx)]

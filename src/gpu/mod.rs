@@ -322,6 +322,24 @@ pub trait GpuRuntime: Send + Sync {
             self.platform().name()
         )))
     }
+    /// As [`GpuRuntime::stream_launch`] on the library's own stream, then waits for the kernel:
+    /// the host API on a heap of GPU memory (`stream::run_and_wait`).
+    ///
+    /// # Safety
+    /// The memory `args` names must stay valid until it returns.
+    unsafe fn stream_run_and_wait(
+        &self,
+        kernel: &str,
+        args: &crate::stream::args::StreamArgs,
+        blocks: u32,
+        threads: u32,
+    ) -> Result<()> {
+        let _ = (kernel, args, blocks, threads);
+        Err(Error::Unsupported(format!(
+            "the stream helper kernels are not available on the {} platform yet",
+            self.platform().name()
+        )))
+    }
     /// Enqueues a copy of `len` bytes from `src` to `dst` on `stream`, without synchronising.
     ///
     /// # Safety

@@ -1,6 +1,6 @@
 //! The modules of the stream helper kernels (device/stream/module_core.cu and module_reduce.cu),
 //! loaded at run time by a GPU platform: PTX on NVIDIA (`cuda.rs`), code objects on AMD
-//! (`hip.rs`), embedded in the library at build time. Two modules: the 13 kernels of the untyped
+//! (`hip.rs`), embedded in the library at build time. Two modules: the 14 kernels of the untyped
 //! calls, and the 163 reductions.
 //!
 //! Init only starts a thread that loads the core module and fills its device globals with what

@@ -683,6 +683,20 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         unsafe { self.api.launch(f, blocks, threads, or_per_thread(stream), params.as_mut_ptr(), kernel) }
     }
 
+    /// The same launch on the library's own stream (on this PE's device), then a wait for it.
+    unsafe fn stream_run_and_wait(
+        &self,
+        kernel: &str,
+        args: &crate::stream::args::StreamArgs,
+        blocks: u32,
+        threads: u32,
+    ) -> Result<()> {
+        let _on = self.on_device()?;
+        // SAFETY: the caller's arguments; the library's stream, waited for below.
+        unsafe { self.stream_launch(self.stream(), kernel, args, blocks, threads) }?;
+        self.sync_stream(format_args!("{}StreamSynchronize after stream kernel {kernel}", self.api.rt().prefix))
+    }
+
     unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {
         let rt = self.api.rt();
         let stream = or_per_thread(stream);

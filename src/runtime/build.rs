@@ -116,6 +116,9 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
     // The table's ranges (src/env.rs) were checked when the configuration was read.
     let max_teams = cfg.max_num_teams as usize;
     let mut heap = create_heap(job, &cfg, &gpu, &mapped, max_teams + 1, &mut phases)?;
+    if cfg.test_gpu_heap_route && gpu.platform() == gpu::Platform::Host && !use_ro {
+        heap.force_gpu_route();
+    }
     let net = start_transports(job, &cfg, &heap, mapped, max_teams + 1, use_ro)?;
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(job);

@@ -13,20 +13,23 @@ pub struct StreamArgs {
     pub team: *mut u64,
     pub dest: *mut c_void,
     pub source: *const c_void,
-    /// Bytes, or elements for reductions.
+    /// Bytes, elements for reductions, or the amo kernel's width (4 or 8).
     pub count: u64,
+    /// Signal word, or the word the amo kernel writes the old value to.
     pub sig_addr: *mut u64,
-    /// Signal value, or the comparison value of signal_wait_until.
+    /// Signal value, the comparison value of signal_wait_until, or the amo kernel's operand.
     pub value: u64,
     /// Target PE, or the root of broadcastmem.
     pub pe: i32,
-    /// sig_op, or the comparison of signal_wait_until.
+    /// sig_op, the comparison of signal_wait_until, or the amo kernel's `AmoOp`.
     pub op: i32,
-    pub reserved: [i32; 2],
+    /// The comparison value of the amo kernel's compare-and-swap.
+    pub cond: u64,
 }
 
 const _: () = assert!(std::mem::size_of::<StreamArgs>() == 80);
 const _: () = assert!(std::mem::offset_of!(StreamArgs, pe) == 64);
+const _: () = assert!(std::mem::offset_of!(StreamArgs, cond) == 72);
 
 // SAFETY: plain addresses and values handed to a kernel; the memory they name is the user's,
 // ordered by the stream.
@@ -45,7 +48,7 @@ impl Default for StreamArgs {
             value: 0,
             pe: 0,
             op: 0,
-            reserved: [0; 2],
+            cond: 0,
         }
     }
 }

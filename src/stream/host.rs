@@ -62,7 +62,7 @@ fn queues() -> std::sync::MutexGuard<'static, Vec<Entry>> {
 }
 
 /// Runs one operation on this thread.
-fn run(work: Work) -> Result<()> {
+pub(crate) fn run(work: Work) -> Result<()> {
     match work {
         Work::Kernel { name, args, spread } => {
             let threads = plan::threads(crate::gpu::Platform::Host, &name, args.count);

@@ -7,7 +7,7 @@ use crate::gpu::Platform;
 
 /// The helper kernels of the untyped calls (device/stream/kernels.hpp, same order); the typed
 /// reductions are `reduce_<type>_<op>`.
-pub const CORE_KERNELS: [&str; 13] = [
+pub const CORE_KERNELS: [&str; 14] = [
     "putmem",
     "getmem",
     "putmem_signal",
@@ -21,15 +21,16 @@ pub const CORE_KERNELS: [&str; 13] = [
     "team_sync",
     "alltoallmem",
     "broadcastmem",
+    "amo",
 ];
 
-/// Threads of each work-group a kernel runs on. Waits, signals and quiet need one thread;
+/// Threads of each work-group a kernel runs on. Waits, signals, quiet and amo need one thread;
 /// barriers one wave; data movement a full work-group on a GPU, or for a small put/get one
 /// thread per 16 bytes in whole waves (a 1024-thread block costs more to start and to sync
 /// than an 8-byte put: 3.5 us against NVSHMEM's 1.7 us per call on the H200 pair). On the
 /// host platform every thread is a CPU thread started per launch, so fewer.
 pub fn threads(platform: Platform, kernel: &str, bytes: u64) -> u32 {
-    let single = matches!(kernel, "signal_wait_until" | "signal_add" | "signal_set" | "quiet");
+    let single = matches!(kernel, "signal_wait_until" | "signal_add" | "signal_set" | "quiet" | "amo");
     let sync = matches!(kernel, "barrier_all" | "barrier" | "sync_all" | "team_sync");
     let rma = matches!(kernel, "putmem" | "getmem" | "putmem_signal");
     match (platform, single, sync) {

@@ -90,17 +90,7 @@ impl Transport for Ipc {
 
     #[inline]
     fn g<T: Scalar>(&self, heap: &SymmetricHeap, off: usize, pe: usize) -> Result<T> {
-        let remote = Self::at(heap, off, pe);
-        if heap.host_accessible() {
-            return Ok(T::load(remote as *const T));
-        }
-        let mut v = std::mem::MaybeUninit::<T>::uninit();
-        // SAFETY: one element of PE `pe`'s heap into local storage of that size; every bit
-        // pattern the heap holds is a value of T (plain scalars).
-        unsafe {
-            heap.copy(v.as_mut_ptr().cast(), remote, std::mem::size_of::<T>())?;
-            Ok(v.assume_init())
-        }
+        heap.read(Self::at(heap, off, pe) as *const T)
     }
 
     fn amo(&self, heap: &SymmetricHeap, op: AmoOp, off: usize, width: usize, v: u64, c: u64, pe: usize) -> Result<u64> {

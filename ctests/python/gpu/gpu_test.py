@@ -11,7 +11,8 @@ receiving PE:
     __cuda_array_interface__ at the same address; rocshmem.tensor likewise;
   - blocking put/get of whole tensors and slices (torch tensors as sources and destinations);
   - stream-ordered put/get/put_signal/signal_wait_until/barrier/reduce/broadcast/alltoall on a
-    torch.cuda.Stream (the *_on_stream calls);
+    torch.cuda.Stream (the *_on_stream calls); host reduce/broadcast/atomics/wait_until on GPU
+    tensors;
   - a stream-ordered put + barrier captured in torch.cuda.graph and replayed --replays times,
     fresh data before each replay, every byte checked;
   - bad input raises RocshmemError (the library's message), calls after finalize raise.
@@ -155,6 +156,27 @@ def main():
     s.synchronize()
     want = torch.cat([torch.arange(8 * me, 8 * me + 8, dtype=torch.int32) + 1000 * j for j in range(n)]).cuda()
     check(who, torch.equal(w, want), "alltoall on a stream")
+    # -- host forms on GPU memory: the stream kernels on the library's stream, polled waits --------
+    rocshmem.barrier_all()
+    rocshmem.reduce(y, x, op="max")
+    want = torch.stack([data(seed, pe, "red", 1000, torch.float32) for pe in range(n)]).max(0).values
+    check(who, torch.equal(y, want), "host reduce(max) on GPU tensors")
+    rocshmem.broadcast(y, x, 0)
+    check(who, torch.equal(y, data(seed, 0, "red", 1000, torch.float32)), "host broadcast on GPU tensors")
+    c = rocshmem.tensor(2, torch.int64)
+    c.zero_()
+    torch.cuda.synchronize()
+    rocshmem.barrier_all()
+    olds = [int(rocshmem.atomic_fetch_add(c, 0, me + 1, 0)) for _ in range(5)]
+    check(who, len(set(olds)) == 5 and olds == sorted(olds), f"host atomic_fetch_add fetched {olds}")
+    rocshmem.atomic_set(c, 1, 7 + me, nxt)
+    rocshmem.wait_until(c, 1, "eq", 7 + prev)
+    rocshmem.barrier_all()
+    if me == 0:
+        check(who, int(c[0].item()) == 5 * n * (n + 1) // 2, f"host atomics on a GPU tensor: {int(c[0].item())}")
+    check(who, int(c[1].item()) == 7 + prev, "host atomic_set + wait_until on a GPU tensor")
+    rocshmem.barrier_all()
+    rocshmem.free(c)
     print(f"{who}: {'PASS' if not failures else 'FAIL'} arrays, tensors, blocking and stream-ordered calls",
           flush=True)
 

@@ -312,979 +312,979 @@ pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_broadcast_active_set(ctx: rocshmem
 /// Reduces `nreduce` `float` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_sum_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_float_sum_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::sum, "reduce_float_sum")
 }
 
 /// Reduces `nreduce` `float` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_min_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::min)
+    coll::reduce("rocshmem_ctx_float_min_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::min, "reduce_float_min")
 }
 
 /// Reduces `nreduce` `float` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_max_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::max)
+    coll::reduce("rocshmem_ctx_float_max_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::max, "reduce_float_max")
 }
 
 /// Reduces `nreduce` `float` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_prod_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_float_prod_reduce", ctx, team, dest, source, nreduce, <f32 as Arith>::prod, "reduce_float_prod")
 }
 
 /// Reduces `nreduce` `double` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_sum_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_double_sum_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::sum, "reduce_double_sum")
 }
 
 /// Reduces `nreduce` `double` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_min_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::min)
+    coll::reduce("rocshmem_ctx_double_min_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::min, "reduce_double_min")
 }
 
 /// Reduces `nreduce` `double` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_max_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::max)
+    coll::reduce("rocshmem_ctx_double_max_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::max, "reduce_double_max")
 }
 
 /// Reduces `nreduce` `double` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_prod_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_double_prod_reduce", ctx, team, dest, source, nreduce, <f64 as Arith>::prod, "reduce_double_prod")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_sum_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::sum)
+    coll::reduce("rocshmem_ctx_char_sum_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::sum, "reduce_char_sum")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_min_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::min)
+    coll::reduce("rocshmem_ctx_char_min_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::min, "reduce_char_min")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_max_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::max)
+    coll::reduce("rocshmem_ctx_char_max_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::max, "reduce_char_max")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_prod_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::prod)
+    coll::reduce("rocshmem_ctx_char_prod_reduce", ctx, team, dest, source, nreduce, <c_char as Arith>::prod, "reduce_char_prod")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_or_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::or)
+    coll::reduce("rocshmem_ctx_char_or_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::or, "reduce_char_or")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_and_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::and)
+    coll::reduce("rocshmem_ctx_char_and_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::and, "reduce_char_and")
 }
 
 /// Reduces `nreduce` `char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_char_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_char, source: *const c_char, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_char_xor_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::xor)
+    coll::reduce("rocshmem_ctx_char_xor_reduce", ctx, team, dest, source, nreduce, <c_char as Bits>::xor, "reduce_char_xor")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_sum_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::sum)
+    coll::reduce("rocshmem_ctx_schar_sum_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::sum, "reduce_schar_sum")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_min_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::min)
+    coll::reduce("rocshmem_ctx_schar_min_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::min, "reduce_schar_min")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_max_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::max)
+    coll::reduce("rocshmem_ctx_schar_max_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::max, "reduce_schar_max")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_prod_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::prod)
+    coll::reduce("rocshmem_ctx_schar_prod_reduce", ctx, team, dest, source, nreduce, <c_schar as Arith>::prod, "reduce_schar_prod")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_or_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::or)
+    coll::reduce("rocshmem_ctx_schar_or_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::or, "reduce_schar_or")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_and_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::and)
+    coll::reduce("rocshmem_ctx_schar_and_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::and, "reduce_schar_and")
 }
 
 /// Reduces `nreduce` `signed char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_schar_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_schar, source: *const c_schar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_schar_xor_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::xor)
+    coll::reduce("rocshmem_ctx_schar_xor_reduce", ctx, team, dest, source, nreduce, <c_schar as Bits>::xor, "reduce_schar_xor")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_sum_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::sum)
+    coll::reduce("rocshmem_ctx_short_sum_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::sum, "reduce_short_sum")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_min_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::min)
+    coll::reduce("rocshmem_ctx_short_min_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::min, "reduce_short_min")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_max_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::max)
+    coll::reduce("rocshmem_ctx_short_max_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::max, "reduce_short_max")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_prod_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::prod)
+    coll::reduce("rocshmem_ctx_short_prod_reduce", ctx, team, dest, source, nreduce, <c_short as Arith>::prod, "reduce_short_prod")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_or_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::or)
+    coll::reduce("rocshmem_ctx_short_or_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::or, "reduce_short_or")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_and_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::and)
+    coll::reduce("rocshmem_ctx_short_and_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::and, "reduce_short_and")
 }
 
 /// Reduces `nreduce` `short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_xor_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::xor)
+    coll::reduce("rocshmem_ctx_short_xor_reduce", ctx, team, dest, source, nreduce, <c_short as Bits>::xor, "reduce_short_xor")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_sum_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int_sum_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::sum, "reduce_int_sum")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_min_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::min)
+    coll::reduce("rocshmem_ctx_int_min_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::min, "reduce_int_min")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_max_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::max)
+    coll::reduce("rocshmem_ctx_int_max_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::max, "reduce_int_max")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_prod_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int_prod_reduce", ctx, team, dest, source, nreduce, <c_int as Arith>::prod, "reduce_int_prod")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_or_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::or)
+    coll::reduce("rocshmem_ctx_int_or_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::or, "reduce_int_or")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_and_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::and)
+    coll::reduce("rocshmem_ctx_int_and_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::and, "reduce_int_and")
 }
 
 /// Reduces `nreduce` `int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_xor_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int_xor_reduce", ctx, team, dest, source, nreduce, <c_int as Bits>::xor, "reduce_int_xor")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_sum_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::sum)
+    coll::reduce("rocshmem_ctx_long_sum_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::sum, "reduce_long_sum")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_min_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::min)
+    coll::reduce("rocshmem_ctx_long_min_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::min, "reduce_long_min")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_max_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::max)
+    coll::reduce("rocshmem_ctx_long_max_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::max, "reduce_long_max")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_prod_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::prod)
+    coll::reduce("rocshmem_ctx_long_prod_reduce", ctx, team, dest, source, nreduce, <c_long as Arith>::prod, "reduce_long_prod")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_or_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::or)
+    coll::reduce("rocshmem_ctx_long_or_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::or, "reduce_long_or")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_and_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::and)
+    coll::reduce("rocshmem_ctx_long_and_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::and, "reduce_long_and")
 }
 
 /// Reduces `nreduce` `long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_xor_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::xor)
+    coll::reduce("rocshmem_ctx_long_xor_reduce", ctx, team, dest, source, nreduce, <c_long as Bits>::xor, "reduce_long_xor")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_sum_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::sum)
+    coll::reduce("rocshmem_ctx_longlong_sum_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::sum, "reduce_longlong_sum")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_min_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::min)
+    coll::reduce("rocshmem_ctx_longlong_min_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::min, "reduce_longlong_min")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_max_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::max)
+    coll::reduce("rocshmem_ctx_longlong_max_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::max, "reduce_longlong_max")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_prod_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::prod)
+    coll::reduce("rocshmem_ctx_longlong_prod_reduce", ctx, team, dest, source, nreduce, <c_longlong as Arith>::prod, "reduce_longlong_prod")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_or_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::or)
+    coll::reduce("rocshmem_ctx_longlong_or_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::or, "reduce_longlong_or")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_and_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::and)
+    coll::reduce("rocshmem_ctx_longlong_and_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::and, "reduce_longlong_and")
 }
 
 /// Reduces `nreduce` `long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_xor_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::xor)
+    coll::reduce("rocshmem_ctx_longlong_xor_reduce", ctx, team, dest, source, nreduce, <c_longlong as Bits>::xor, "reduce_longlong_xor")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_sum_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uchar_sum_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::sum, "reduce_uchar_sum")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_min_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::min)
+    coll::reduce("rocshmem_ctx_uchar_min_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::min, "reduce_uchar_min")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_max_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::max)
+    coll::reduce("rocshmem_ctx_uchar_max_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::max, "reduce_uchar_max")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_prod_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uchar_prod_reduce", ctx, team, dest, source, nreduce, <c_uchar as Arith>::prod, "reduce_uchar_prod")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_or_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::or)
+    coll::reduce("rocshmem_ctx_uchar_or_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::or, "reduce_uchar_or")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_and_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::and)
+    coll::reduce("rocshmem_ctx_uchar_and_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::and, "reduce_uchar_and")
 }
 
 /// Reduces `nreduce` `unsigned char` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uchar_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uchar, source: *const c_uchar, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uchar_xor_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uchar_xor_reduce", ctx, team, dest, source, nreduce, <c_uchar as Bits>::xor, "reduce_uchar_xor")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_sum_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::sum)
+    coll::reduce("rocshmem_ctx_ushort_sum_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::sum, "reduce_ushort_sum")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_min_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::min)
+    coll::reduce("rocshmem_ctx_ushort_min_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::min, "reduce_ushort_min")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_max_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::max)
+    coll::reduce("rocshmem_ctx_ushort_max_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::max, "reduce_ushort_max")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_prod_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::prod)
+    coll::reduce("rocshmem_ctx_ushort_prod_reduce", ctx, team, dest, source, nreduce, <c_ushort as Arith>::prod, "reduce_ushort_prod")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_or_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::or)
+    coll::reduce("rocshmem_ctx_ushort_or_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::or, "reduce_ushort_or")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_and_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::and)
+    coll::reduce("rocshmem_ctx_ushort_and_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::and, "reduce_ushort_and")
 }
 
 /// Reduces `nreduce` `unsigned short` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ushort_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ushort, source: *const c_ushort, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ushort_xor_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::xor)
+    coll::reduce("rocshmem_ctx_ushort_xor_reduce", ctx, team, dest, source, nreduce, <c_ushort as Bits>::xor, "reduce_ushort_xor")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_sum_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uint_sum_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::sum, "reduce_uint_sum")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_min_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::min)
+    coll::reduce("rocshmem_ctx_uint_min_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::min, "reduce_uint_min")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_max_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::max)
+    coll::reduce("rocshmem_ctx_uint_max_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::max, "reduce_uint_max")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_prod_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uint_prod_reduce", ctx, team, dest, source, nreduce, <c_uint as Arith>::prod, "reduce_uint_prod")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_or_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::or)
+    coll::reduce("rocshmem_ctx_uint_or_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::or, "reduce_uint_or")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_and_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::and)
+    coll::reduce("rocshmem_ctx_uint_and_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::and, "reduce_uint_and")
 }
 
 /// Reduces `nreduce` `unsigned int` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_uint, source: *const c_uint, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint_xor_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uint_xor_reduce", ctx, team, dest, source, nreduce, <c_uint as Bits>::xor, "reduce_uint_xor")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_sum_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::sum)
+    coll::reduce("rocshmem_ctx_ulong_sum_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::sum, "reduce_ulong_sum")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_min_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::min)
+    coll::reduce("rocshmem_ctx_ulong_min_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::min, "reduce_ulong_min")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_max_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::max)
+    coll::reduce("rocshmem_ctx_ulong_max_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::max, "reduce_ulong_max")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_prod_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::prod)
+    coll::reduce("rocshmem_ctx_ulong_prod_reduce", ctx, team, dest, source, nreduce, <c_ulong as Arith>::prod, "reduce_ulong_prod")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_or_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::or)
+    coll::reduce("rocshmem_ctx_ulong_or_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::or, "reduce_ulong_or")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_and_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::and)
+    coll::reduce("rocshmem_ctx_ulong_and_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::and, "reduce_ulong_and")
 }
 
 /// Reduces `nreduce` `unsigned long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulong_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulong, source: *const c_ulong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulong_xor_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::xor)
+    coll::reduce("rocshmem_ctx_ulong_xor_reduce", ctx, team, dest, source, nreduce, <c_ulong as Bits>::xor, "reduce_ulong_xor")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_sum_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::sum)
+    coll::reduce("rocshmem_ctx_ulonglong_sum_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::sum, "reduce_ulonglong_sum")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_min_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::min)
+    coll::reduce("rocshmem_ctx_ulonglong_min_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::min, "reduce_ulonglong_min")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_max_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::max)
+    coll::reduce("rocshmem_ctx_ulonglong_max_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::max, "reduce_ulonglong_max")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_prod_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::prod)
+    coll::reduce("rocshmem_ctx_ulonglong_prod_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Arith>::prod, "reduce_ulonglong_prod")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_or_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::or)
+    coll::reduce("rocshmem_ctx_ulonglong_or_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::or, "reduce_ulonglong_or")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_and_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::and)
+    coll::reduce("rocshmem_ctx_ulonglong_and_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::and, "reduce_ulonglong_and")
 }
 
 /// Reduces `nreduce` `unsigned long long` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ulonglong_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_ulonglong, source: *const c_ulonglong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ulonglong_xor_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::xor)
+    coll::reduce("rocshmem_ctx_ulonglong_xor_reduce", ctx, team, dest, source, nreduce, <c_ulonglong as Bits>::xor, "reduce_ulonglong_xor")
 }
 
 /// Reduces `nreduce` `__half` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_half_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_half_sum_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::sum)
+    coll::reduce("rocshmem_ctx_half_sum_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::sum, "reduce_half_sum")
 }
 
 /// Reduces `nreduce` `__half` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_half_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_half_min_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::min)
+    coll::reduce("rocshmem_ctx_half_min_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::min, "reduce_half_min")
 }
 
 /// Reduces `nreduce` `__half` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_half_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_half_max_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::max)
+    coll::reduce("rocshmem_ctx_half_max_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::max, "reduce_half_max")
 }
 
 /// Reduces `nreduce` `__half` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_half_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut Half, source: *const Half, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_half_prod_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::prod)
+    coll::reduce("rocshmem_ctx_half_prod_reduce", ctx, team, dest, source, nreduce, <Half as Arith>::prod, "reduce_half_prod")
 }
 
 /// Reduces `nreduce` `__hip_bfloat16` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_bfloat16_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_bfloat16_sum_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_bfloat16_sum_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::sum, "reduce_bfloat16_sum")
 }
 
 /// Reduces `nreduce` `__hip_bfloat16` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_bfloat16_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_bfloat16_min_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::min)
+    coll::reduce("rocshmem_ctx_bfloat16_min_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::min, "reduce_bfloat16_min")
 }
 
 /// Reduces `nreduce` `__hip_bfloat16` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_bfloat16_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_bfloat16_max_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::max)
+    coll::reduce("rocshmem_ctx_bfloat16_max_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::max, "reduce_bfloat16_max")
 }
 
 /// Reduces `nreduce` `__hip_bfloat16` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_bfloat16_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut BFloat16, source: *const BFloat16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_bfloat16_prod_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_bfloat16_prod_reduce", ctx, team, dest, source, nreduce, <BFloat16 as Arith>::prod, "reduce_bfloat16_prod")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_sum_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int8_sum_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::sum, "reduce_int8_sum")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_min_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::min)
+    coll::reduce("rocshmem_ctx_int8_min_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::min, "reduce_int8_min")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_max_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::max)
+    coll::reduce("rocshmem_ctx_int8_max_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::max, "reduce_int8_max")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_prod_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int8_prod_reduce", ctx, team, dest, source, nreduce, <i8 as Arith>::prod, "reduce_int8_prod")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_or_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::or)
+    coll::reduce("rocshmem_ctx_int8_or_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::or, "reduce_int8_or")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_and_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::and)
+    coll::reduce("rocshmem_ctx_int8_and_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::and, "reduce_int8_and")
 }
 
 /// Reduces `nreduce` `int8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int8_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i8, source: *const i8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int8_xor_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int8_xor_reduce", ctx, team, dest, source, nreduce, <i8 as Bits>::xor, "reduce_int8_xor")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_sum_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int16_sum_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::sum, "reduce_int16_sum")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_min_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::min)
+    coll::reduce("rocshmem_ctx_int16_min_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::min, "reduce_int16_min")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_max_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::max)
+    coll::reduce("rocshmem_ctx_int16_max_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::max, "reduce_int16_max")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_prod_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int16_prod_reduce", ctx, team, dest, source, nreduce, <i16 as Arith>::prod, "reduce_int16_prod")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_or_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::or)
+    coll::reduce("rocshmem_ctx_int16_or_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::or, "reduce_int16_or")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_and_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::and)
+    coll::reduce("rocshmem_ctx_int16_and_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::and, "reduce_int16_and")
 }
 
 /// Reduces `nreduce` `int16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int16_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i16, source: *const i16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int16_xor_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int16_xor_reduce", ctx, team, dest, source, nreduce, <i16 as Bits>::xor, "reduce_int16_xor")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_sum_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int32_sum_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::sum, "reduce_int32_sum")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_min_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::min)
+    coll::reduce("rocshmem_ctx_int32_min_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::min, "reduce_int32_min")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_max_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::max)
+    coll::reduce("rocshmem_ctx_int32_max_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::max, "reduce_int32_max")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_prod_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int32_prod_reduce", ctx, team, dest, source, nreduce, <i32 as Arith>::prod, "reduce_int32_prod")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_or_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::or)
+    coll::reduce("rocshmem_ctx_int32_or_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::or, "reduce_int32_or")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_and_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::and)
+    coll::reduce("rocshmem_ctx_int32_and_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::and, "reduce_int32_and")
 }
 
 /// Reduces `nreduce` `int32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int32_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i32, source: *const i32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int32_xor_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int32_xor_reduce", ctx, team, dest, source, nreduce, <i32 as Bits>::xor, "reduce_int32_xor")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_sum_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int64_sum_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::sum, "reduce_int64_sum")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_min_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::min)
+    coll::reduce("rocshmem_ctx_int64_min_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::min, "reduce_int64_min")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_max_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::max)
+    coll::reduce("rocshmem_ctx_int64_max_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::max, "reduce_int64_max")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_prod_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int64_prod_reduce", ctx, team, dest, source, nreduce, <i64 as Arith>::prod, "reduce_int64_prod")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_or_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::or)
+    coll::reduce("rocshmem_ctx_int64_or_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::or, "reduce_int64_or")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_and_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::and)
+    coll::reduce("rocshmem_ctx_int64_and_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::and, "reduce_int64_and")
 }
 
 /// Reduces `nreduce` `int64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int64_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut i64, source: *const i64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int64_xor_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int64_xor_reduce", ctx, team, dest, source, nreduce, <i64 as Bits>::xor, "reduce_int64_xor")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_sum_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uint8_sum_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::sum, "reduce_uint8_sum")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_min_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::min)
+    coll::reduce("rocshmem_ctx_uint8_min_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::min, "reduce_uint8_min")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_max_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::max)
+    coll::reduce("rocshmem_ctx_uint8_max_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::max, "reduce_uint8_max")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_prod_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uint8_prod_reduce", ctx, team, dest, source, nreduce, <u8 as Arith>::prod, "reduce_uint8_prod")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_or_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::or)
+    coll::reduce("rocshmem_ctx_uint8_or_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::or, "reduce_uint8_or")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_and_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::and)
+    coll::reduce("rocshmem_ctx_uint8_and_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::and, "reduce_uint8_and")
 }
 
 /// Reduces `nreduce` `uint8_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint8_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u8, source: *const u8, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint8_xor_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uint8_xor_reduce", ctx, team, dest, source, nreduce, <u8 as Bits>::xor, "reduce_uint8_xor")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_sum_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uint16_sum_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::sum, "reduce_uint16_sum")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_min_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::min)
+    coll::reduce("rocshmem_ctx_uint16_min_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::min, "reduce_uint16_min")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_max_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::max)
+    coll::reduce("rocshmem_ctx_uint16_max_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::max, "reduce_uint16_max")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_prod_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uint16_prod_reduce", ctx, team, dest, source, nreduce, <u16 as Arith>::prod, "reduce_uint16_prod")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_or_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::or)
+    coll::reduce("rocshmem_ctx_uint16_or_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::or, "reduce_uint16_or")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_and_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::and)
+    coll::reduce("rocshmem_ctx_uint16_and_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::and, "reduce_uint16_and")
 }
 
 /// Reduces `nreduce` `uint16_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint16_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u16, source: *const u16, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint16_xor_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uint16_xor_reduce", ctx, team, dest, source, nreduce, <u16 as Bits>::xor, "reduce_uint16_xor")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_sum_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uint32_sum_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::sum, "reduce_uint32_sum")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_min_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::min)
+    coll::reduce("rocshmem_ctx_uint32_min_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::min, "reduce_uint32_min")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_max_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::max)
+    coll::reduce("rocshmem_ctx_uint32_max_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::max, "reduce_uint32_max")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_prod_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uint32_prod_reduce", ctx, team, dest, source, nreduce, <u32 as Arith>::prod, "reduce_uint32_prod")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_or_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::or)
+    coll::reduce("rocshmem_ctx_uint32_or_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::or, "reduce_uint32_or")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_and_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::and)
+    coll::reduce("rocshmem_ctx_uint32_and_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::and, "reduce_uint32_and")
 }
 
 /// Reduces `nreduce` `uint32_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint32_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u32, source: *const u32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint32_xor_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uint32_xor_reduce", ctx, team, dest, source, nreduce, <u32 as Bits>::xor, "reduce_uint32_xor")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_sum_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_uint64_sum_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::sum, "reduce_uint64_sum")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_min_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::min)
+    coll::reduce("rocshmem_ctx_uint64_min_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::min, "reduce_uint64_min")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_max_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::max)
+    coll::reduce("rocshmem_ctx_uint64_max_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::max, "reduce_uint64_max")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_prod_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_uint64_prod_reduce", ctx, team, dest, source, nreduce, <u64 as Arith>::prod, "reduce_uint64_prod")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_or_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::or)
+    coll::reduce("rocshmem_ctx_uint64_or_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::or, "reduce_uint64_or")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_and_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::and)
+    coll::reduce("rocshmem_ctx_uint64_and_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::and, "reduce_uint64_and")
 }
 
 /// Reduces `nreduce` `uint64_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_uint64_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut u64, source: *const u64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_uint64_xor_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::xor)
+    coll::reduce("rocshmem_ctx_uint64_xor_reduce", ctx, team, dest, source, nreduce, <u64 as Bits>::xor, "reduce_uint64_xor")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_sum_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::sum)
+    coll::reduce("rocshmem_ctx_size_sum_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::sum, "reduce_size_sum")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_min_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::min)
+    coll::reduce("rocshmem_ctx_size_min_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::min, "reduce_size_min")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_max_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::max)
+    coll::reduce("rocshmem_ctx_size_max_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::max, "reduce_size_max")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_prod_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::prod)
+    coll::reduce("rocshmem_ctx_size_prod_reduce", ctx, team, dest, source, nreduce, <usize as Arith>::prod, "reduce_size_prod")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_or_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::or)
+    coll::reduce("rocshmem_ctx_size_or_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::or, "reduce_size_or")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_and_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::and)
+    coll::reduce("rocshmem_ctx_size_and_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::and, "reduce_size_and")
 }
 
 /// Reduces `nreduce` `size_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_size_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut usize, source: *const usize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_size_xor_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::xor)
+    coll::reduce("rocshmem_ctx_size_xor_reduce", ctx, team, dest, source, nreduce, <usize as Bits>::xor, "reduce_size_xor")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_sum_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_sum_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::sum)
+    coll::reduce("rocshmem_ctx_ptrdiff_sum_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::sum, "reduce_ptrdiff_sum")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_min_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_min_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::min)
+    coll::reduce("rocshmem_ctx_ptrdiff_min_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::min, "reduce_ptrdiff_min")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_max_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_max_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::max)
+    coll::reduce("rocshmem_ctx_ptrdiff_max_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::max, "reduce_ptrdiff_max")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_prod_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_prod_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::prod)
+    coll::reduce("rocshmem_ctx_ptrdiff_prod_reduce", ctx, team, dest, source, nreduce, <isize as Arith>::prod, "reduce_ptrdiff_prod")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_or_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_or_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::or)
+    coll::reduce("rocshmem_ctx_ptrdiff_or_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::or, "reduce_ptrdiff_or")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_and_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_and_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::and)
+    coll::reduce("rocshmem_ctx_ptrdiff_and_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::and, "reduce_ptrdiff_and")
 }
 
 /// Reduces `nreduce` `ptrdiff_t` of `source` over the team with this op into `dest` on every member; 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_ptrdiff_xor_reduce(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut isize, source: *const isize, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_ptrdiff_xor_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::xor)
+    coll::reduce("rocshmem_ctx_ptrdiff_xor_reduce", ctx, team, dest, source, nreduce, <isize as Bits>::xor, "reduce_ptrdiff_xor")
 }
 
 /// Reduces `source` (`nreduce` `float` per member) over the team; member i gets block i in `dest`; 0 on success.
@@ -3462,215 +3462,215 @@ pub unsafe extern "C" fn rocshmem_ctx_double_prod_to_all(ctx: rocshmem_ctx_t, de
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_sum_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::sum)
+    coll::reduce("rocshmem_ctx_int_sum_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::sum, "reduce_int_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_min_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::min)
+    coll::reduce("rocshmem_ctx_int_min_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::min, "reduce_int_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_max_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::max)
+    coll::reduce("rocshmem_ctx_int_max_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::max, "reduce_int_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_prod_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::prod)
+    coll::reduce("rocshmem_ctx_int_prod_to_all_team", ctx, team, dest, source, nreduce, <c_int as Arith>::prod, "reduce_int_prod")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_or_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::or)
+    coll::reduce("rocshmem_ctx_int_or_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::or, "reduce_int_or")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_and_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::and)
+    coll::reduce("rocshmem_ctx_int_and_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::and, "reduce_int_and")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `int` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_int_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_int, source: *const c_int, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_int_xor_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::xor)
+    coll::reduce("rocshmem_ctx_int_xor_to_all_team", ctx, team, dest, source, nreduce, <c_int as Bits>::xor, "reduce_int_xor")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_sum_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::sum)
+    coll::reduce("rocshmem_ctx_short_sum_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::sum, "reduce_short_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_min_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::min)
+    coll::reduce("rocshmem_ctx_short_min_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::min, "reduce_short_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_max_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::max)
+    coll::reduce("rocshmem_ctx_short_max_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::max, "reduce_short_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_prod_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::prod)
+    coll::reduce("rocshmem_ctx_short_prod_to_all_team", ctx, team, dest, source, nreduce, <c_short as Arith>::prod, "reduce_short_prod")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_or_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::or)
+    coll::reduce("rocshmem_ctx_short_or_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::or, "reduce_short_or")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_and_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::and)
+    coll::reduce("rocshmem_ctx_short_and_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::and, "reduce_short_and")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `short` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_short_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_short, source: *const c_short, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_short_xor_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::xor)
+    coll::reduce("rocshmem_ctx_short_xor_to_all_team", ctx, team, dest, source, nreduce, <c_short as Bits>::xor, "reduce_short_xor")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_sum_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::sum)
+    coll::reduce("rocshmem_ctx_long_sum_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::sum, "reduce_long_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_min_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::min)
+    coll::reduce("rocshmem_ctx_long_min_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::min, "reduce_long_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_max_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::max)
+    coll::reduce("rocshmem_ctx_long_max_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::max, "reduce_long_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_prod_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::prod)
+    coll::reduce("rocshmem_ctx_long_prod_to_all_team", ctx, team, dest, source, nreduce, <c_long as Arith>::prod, "reduce_long_prod")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_or_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::or)
+    coll::reduce("rocshmem_ctx_long_or_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::or, "reduce_long_or")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_and_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::and)
+    coll::reduce("rocshmem_ctx_long_and_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::and, "reduce_long_and")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_long_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_long, source: *const c_long, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_long_xor_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::xor)
+    coll::reduce("rocshmem_ctx_long_xor_to_all_team", ctx, team, dest, source, nreduce, <c_long as Bits>::xor, "reduce_long_xor")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_sum_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::sum)
+    coll::reduce("rocshmem_ctx_longlong_sum_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::sum, "reduce_longlong_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_min_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::min)
+    coll::reduce("rocshmem_ctx_longlong_min_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::min, "reduce_longlong_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_max_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::max)
+    coll::reduce("rocshmem_ctx_longlong_max_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::max, "reduce_longlong_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_prod_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::prod)
+    coll::reduce("rocshmem_ctx_longlong_prod_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Arith>::prod, "reduce_longlong_prod")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_or_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_or_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::or)
+    coll::reduce("rocshmem_ctx_longlong_or_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::or, "reduce_longlong_or")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_and_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_and_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::and)
+    coll::reduce("rocshmem_ctx_longlong_and_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::and, "reduce_longlong_and")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `long long` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_longlong_xor_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut c_longlong, source: *const c_longlong, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_longlong_xor_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::xor)
+    coll::reduce("rocshmem_ctx_longlong_xor_to_all_team", ctx, team, dest, source, nreduce, <c_longlong as Bits>::xor, "reduce_longlong_xor")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_sum_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_float_sum_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::sum, "reduce_float_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_min_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::min)
+    coll::reduce("rocshmem_ctx_float_min_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::min, "reduce_float_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_max_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::max)
+    coll::reduce("rocshmem_ctx_float_max_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::max, "reduce_float_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `float` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_float_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f32, source: *const f32, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_float_prod_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_float_prod_to_all_team", ctx, team, dest, source, nreduce, <f32 as Arith>::prod, "reduce_float_prod")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_sum_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_sum_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::sum)
+    coll::reduce("rocshmem_ctx_double_sum_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::sum, "reduce_double_sum")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_min_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_min_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::min)
+    coll::reduce("rocshmem_ctx_double_min_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::min, "reduce_double_min")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_max_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_max_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::max)
+    coll::reduce("rocshmem_ctx_double_max_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::max, "reduce_double_max")
 }
 
 /// rocSHMEM 2.x team reduction of `nreduce` `double` under its old name (the same as `_reduce`); 0 on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocshmem_ctx_double_prod_to_all_team(ctx: rocshmem_ctx_t, team: rocshmem_team_t, dest: *mut f64, source: *const f64, nreduce: c_int) -> c_int {
-    coll::reduce("rocshmem_ctx_double_prod_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::prod)
+    coll::reduce("rocshmem_ctx_double_prod_to_all_team", ctx, team, dest, source, nreduce, <f64 as Arith>::prod, "reduce_double_prod")
 }

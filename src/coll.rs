@@ -38,11 +38,12 @@ fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Res
 /// The team of `g` for a stream kernel on a GPU heap; the error for a set that is no team
 /// (an active set), or for a form without a kernel (`no_kernel` names it).
 fn kernel_team(rt: &Runtime, g: &Group, no_kernel: Option<&str>) -> Result<*mut u64> {
-    let team = rt.teams.handle(g.slot);
     if let Some(what) = no_kernel {
         return Err(rt.heap.gpu_unsupported(what));
     }
-    if g.slot == rt.teams.active_set_slot || team.is_null() {
+    // The active sets' slot is no slot of the team table.
+    let team = if g.slot == rt.teams.active_set_slot { std::ptr::null_mut() } else { rt.teams.handle(g.slot) };
+    if team.is_null() {
         return Err(rt.heap.gpu_unsupported("host active-set collectives"));
     }
     Ok(team)

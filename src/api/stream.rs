@@ -77,8 +77,14 @@ fn rma_on_stream(
         if local.is_null() {
             return Err(Error::NullPointer(if get { "destination" } else { "source" }));
         }
-        if rt.gpu.platform() != Platform::Host && nelems >= COPY_THRESHOLD {
-            // A GPU's copy engine, between the local buffer and the peer's mapped heap.
+        // SAFETY: the caller's stream.
+        let copy = rt.gpu.platform() != Platform::Host
+            && (nelems >= COPY_THRESHOLD || (rt.heap.mapped(wpe) && unsafe { rt.gpu.stream_capturing(stream) }?));
+        if copy {
+            // A GPU's copy engine, between the local buffer and the peer's mapped heap: from
+            // COPY_THRESHOLD bytes, and at every size while the stream is captured into a graph
+            // (on one H200 an 8 B put replayed from a graph took 2.0 us as our kernel node, 1.03 us
+            // as NVSHMEM's copy node; outside graphs the kernel is the faster: 4.6 vs 6.4 us).
             let remote = rt.heap.peer_addr(sym as usize, nelems, wpe, what)?;
             let (dst, src) = if get { (dest.cast::<u8>(), remote as *const u8) } else { (remote, source.cast::<u8>()) };
             // SAFETY: the symmetric side is checked; the local side is the caller's buffer.

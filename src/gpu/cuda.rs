@@ -73,6 +73,7 @@ fn_table!(
             *mut *mut c_void
         ) -> CuResult;
         thread_exchange_capture_mode = "cuThreadExchangeStreamCaptureMode": fn(*mut c_int) -> CuResult;
+        stream_is_capturing = "cuStreamIsCapturing": fn(Stream, *mut c_int) -> CuResult;
     }
 );
 
@@ -366,6 +367,15 @@ impl Vendor for Cuda {
             (self.drv.launch_kernel)(f, blocks, 1, 1, threads, 1, 1, 0, stream, params, std::ptr::null_mut())
         };
         self.check_drv(&format!("cuLaunchKernel(rocshmemi_stream_{kernel}, {blocks} x {threads} threads)"), rc)
+    }
+
+    unsafe fn stream_capturing(&self, stream: Stream) -> Result<bool> {
+        let mut status: c_int = 0;
+        // SAFETY: the caller's stream; writes one int (CUstreamCaptureStatus: 0 none, 1 active,
+        // 2 invalidated).
+        let rc = unsafe { (self.drv.stream_is_capturing)(stream, &mut status) };
+        self.check_drv("cuStreamIsCapturing", rc)?;
+        Ok(status != 0)
     }
 
     fn host_alloc(&self, len: usize) -> Result<*mut u8> {

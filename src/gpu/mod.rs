@@ -322,6 +322,15 @@ pub trait GpuRuntime: Send + Sync {
             self.platform().name()
         )))
     }
+    /// Whether `stream` (NULL: the per-thread default stream) is being captured into a graph;
+    /// false by default.
+    ///
+    /// # Safety
+    /// As [`GpuRuntime::stream_launch`].
+    unsafe fn stream_capturing(&self, stream: *mut c_void) -> Result<bool> {
+        let _ = stream;
+        Ok(false)
+    }
     /// Enqueues a copy of `len` bytes from `src` to `dst` on `stream`, without synchronising.
     ///
     /// # Safety

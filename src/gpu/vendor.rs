@@ -309,6 +309,14 @@ pub trait Vendor: ModuleApi + Sized {
         kernel: &str,
     ) -> Result<()>;
     /// The error of a stream kernel that could not be found (HIP adds the arches).
+    /// Whether `stream` is being captured into a graph (CUDA); false where the vendor does not
+    /// say (HIP: its small puts stay kernels in a graph too).
+    ///
+    /// # Safety
+    /// `stream` must be a stream of this runtime (or the per-thread default stream).
+    unsafe fn stream_capturing(&self, _stream: Stream) -> Result<bool> {
+        Ok(false)
+    }
     fn kernel_error(_rt: &DeviceRuntime<Self>, e: Error) -> Error {
         e
     }
@@ -681,6 +689,11 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         // SAFETY: a function of our module taking one rocshmem_stream_args; the runtime copies
         // the parameters before it returns. Stream-ordered, no synchronisation.
         unsafe { self.api.launch(f, blocks, threads, or_per_thread(stream), params.as_mut_ptr(), kernel) }
+    }
+
+    unsafe fn stream_capturing(&self, stream: *mut c_void) -> Result<bool> {
+        // SAFETY: forwarded.
+        unsafe { self.api.stream_capturing(or_per_thread(stream)) }
     }
 
     unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {

@@ -142,14 +142,41 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   return ROCSHMEM_SUCCESS;
 }
 
-/** out[i] = op over members m of src_m[offset + i], for i < count, split over the group. */
+/**
+ * out[i] = op over members m of src_m[offset + i], for i < count, split over the group.
+ * Each thread takes kCombineBatch elements a pass, so that a member's loads are in flight
+ * together (and the next member's are issued before the first are combined) instead of one
+ * load latency per element; members are still combined in index order, so every PE gets the
+ * same bits. The team's fields are read once: `out` is a plain pointer, and a store through
+ * it would otherwise make the compiler read them again for every element.
+ */
 template <class T, Op OP, Grp G>
 ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source, size_t offset, size_t count) {
   using N = Num<T>;
-  const int n = cc.t->n_pes;
-  for (size_t i = grp_rank<G>(); i < count; i += grp_size<G>()) {
-    typename N::calc acc = N::to(peer_ptr(cc.s, source, world_pe(cc.t, 0))[offset + i]);
-    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(cc.s, source, world_pe(cc.t, m))[offset + i]));
+  using C = typename N::calc;
+  // 8 on GPUs; 2 on the host platform, where it buys nothing but keeps the batched path
+  // tested at half the compile time of 8 (every type, op and scope instantiates it).
+  constexpr unsigned kCombineBatch = ROCSHMEM_PLATFORM_GPU ? 8 : 2;
+  const int n = cc.t->n_pes, start = cc.t->start, stride = cc.t->stride;
+  const rocshmem_device_state *s = cc.s;
+  const T *src = source + offset;
+  const size_t r = grp_rank<G>(), gs = grp_size<G>();
+  size_t i = r;
+  for (; i + (kCombineBatch - 1) * gs < count; i += kCombineBatch * gs) {
+    C acc[kCombineBatch];
+    const T *p0 = peer_ptr(s, src, start);
+    for (unsigned u = 0; u < kCombineBatch; ++u) acc[u] = N::to(p0[i + u * gs]);
+    for (int m = 1; m < n; ++m) {
+      const T *pm = peer_ptr(s, src, start + m * stride);
+      T v[kCombineBatch];
+      for (unsigned u = 0; u < kCombineBatch; ++u) v[u] = pm[i + u * gs];
+      for (unsigned u = 0; u < kCombineBatch; ++u) acc[u] = combine<OP>(acc[u], N::to(v[u]));
+    }
+    for (unsigned u = 0; u < kCombineBatch; ++u) out[i + u * gs] = N::from(acc[u]);
+  }
+  for (; i < count; i += gs) {
+    C acc = N::to(peer_ptr(s, src, start)[i]);
+    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(s, src, start + m * stride)[i]));
     out[i] = N::from(acc);
   }
 }

@@ -46,6 +46,9 @@ ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, si
   return overlap && !(exact_ok && a == b);
 }
 
+/** Does the team reach a member only through a remote transport (the collective goes there)? */
+ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return route::team(cc.t) != Route::ipc; }
+
 /**
  * Runs team operation `o` on the team's remote transport and returns true, or false when the
  * team is IPC (the caller runs the load/store body).

@@ -176,7 +176,7 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   const size_t count = size_t(nreduce);
   const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
   if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
-  route::TeamOp o{scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE, dest, source, count};
+  route::TeamOp o{uint8_t(scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE), dest, source, count};
   o.dtype = ro::dtype<T>();
   o.sub = uint8_t(OP);
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;

@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 5;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 6;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -91,7 +91,23 @@ pub struct rocshmem_device_state {
     pub ctx_pool_len: i32,
     /// RO backend: the command queues the host proxy serves; NULL on the IPC backend.
     pub ro: *mut rocshmem_ro_device,
+    /// `peer_route[p]`: the transport of puts, gets and signals' data to world PE `p`, a
+    /// `ROCSHMEM_ROUTE_*` value (`n_pes` bytes). Read by device code only when
+    /// `rocshmem_device_fast::flags` has a [`ROCSHMEM_FAST_REMOTE`] bit.
+    pub peer_route: *const u8,
+    /// `amo_route[p]`: the transport of atomics (and signal updates) to world PE `p` (`n_pes`
+    /// bytes). With RO every atomic goes through the proxy: MPI atomics are atomic only among
+    /// themselves.
+    pub amo_route: *const u8,
 }
+
+/// `rocshmem_device_state::peer_route` / `amo_route`: load/store to the peer's mapped heap.
+pub const ROCSHMEM_ROUTE_IPC: u8 = 0;
+/// The RO backend's proxy (MPI).
+pub const ROCSHMEM_ROUTE_RO: u8 = 1;
+/// GPU-initiated RDMA (docs/gda.md). Reserved: the core does not write it until GDA is routed,
+/// and device code stops (a trap) on a route it does not carry.
+pub const ROCSHMEM_ROUTE_GDA: u8 = 2;
 
 /// Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
 /// before the per-peer flag words.
@@ -114,7 +130,8 @@ pub struct rocshmem_device_fast {
     pub n_pes: i32,
     /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
     pub n_bases: i32,
-    /// [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+    /// One bit per active transport other than IPC ([`ROCSHMEM_FAST_RO`], [`ROCSHMEM_FAST_GDA`]);
+    /// 0: every operation is IPC, and device code reads no route table.
     pub flags: i32,
     /// The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
     /// one, or NULL, addresses world PEs without reading its entry.
@@ -150,6 +167,11 @@ impl Default for rocshmem_device_fast {
 
 /// `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
 pub const ROCSHMEM_FAST_RO: i32 = 1;
+/// `rocshmem_device_fast::flags`: GDA is active. Reserved: not set until GDA is routed.
+pub const ROCSHMEM_FAST_GDA: i32 = 2;
+/// `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
+/// of the device state decide each operation (device code tests this mask once per operation).
+pub const ROCSHMEM_FAST_REMOTE: i32 = ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA;
 
 // ---------------------------------------------------------------------------------------------
 // RO backend (reverse offload): device code hands operations on PEs it cannot reach by
@@ -320,4 +342,4 @@ const _: () = assert!(std::mem::size_of::<rocshmem_ro_device>() == 24);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 48 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 104);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 120);

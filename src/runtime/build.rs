@@ -151,7 +151,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         heap.user_len >> 20,
         phases.describe()
     );
-    let DeviceState { head, addr, heap_bases, mirror } = device;
+    let DeviceState { head, addr, heap_bases, routes, mirror } = device;
     Ok(Runtime {
         cfg,
         job: slot.take().expect("the job"),
@@ -163,6 +163,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         device_state: head,
         device_state_addr: addr,
         _heap_bases: heap_bases,
+        _routes: routes,
         _state_mirror: mirror,
         registered: std::sync::Mutex::new(Vec::new()),
         gpu,

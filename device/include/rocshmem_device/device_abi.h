@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 5
+#define ROCSHMEM_DEVICE_ABI_VERSION 6
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -21,6 +21,22 @@
  * `magic` of a live context entry ("CTX!").
  */
 #define ROCSHMEM_CTX_MAGIC 1129601057
+
+/**
+ * `rocshmem_device_state::peer_route` / `amo_route`: load/store to the peer's mapped heap.
+ */
+#define ROCSHMEM_ROUTE_IPC 0
+
+/**
+ * The RO backend's proxy (MPI).
+ */
+#define ROCSHMEM_ROUTE_RO 1
+
+/**
+ * GPU-initiated RDMA (docs/gda.md). Reserved: the core does not write it until GDA is routed,
+ * and device code stops (a trap) on a route it does not carry.
+ */
+#define ROCSHMEM_ROUTE_GDA 2
 
 /**
  * Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
@@ -37,6 +53,17 @@
  * `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
  */
 #define ROCSHMEM_FAST_RO 1
+
+/**
+ * `rocshmem_device_fast::flags`: GDA is active. Reserved: not set until GDA is routed.
+ */
+#define ROCSHMEM_FAST_GDA 2
+
+/**
+ * `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
+ * of the device state decide each operation (device code tests this mask once per operation).
+ */
+#define ROCSHMEM_FAST_REMOTE (ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA)
 
 /**
  * Commands in each RO queue (a power of two, at least 4).
@@ -367,6 +394,18 @@ typedef struct rocshmem_device_state {
    * RO backend: the command queues the host proxy serves; NULL on the IPC backend.
    */
   struct rocshmem_ro_device *ro;
+  /**
+   * `peer_route[p]`: the transport of puts, gets and signals' data to world PE `p`, a
+   * `ROCSHMEM_ROUTE_*` value (`n_pes` bytes). Read by device code only when
+   * `rocshmem_device_fast::flags` has a [`ROCSHMEM_FAST_REMOTE`] bit.
+   */
+  const uint8_t *peer_route;
+  /**
+   * `amo_route[p]`: the transport of atomics (and signal updates) to world PE `p` (`n_pes`
+   * bytes). With RO every atomic goes through the proxy: MPI atomics are atomic only among
+   * themselves.
+   */
+  const uint8_t *amo_route;
 } rocshmem_device_state;
 
 /**
@@ -386,7 +425,8 @@ typedef struct rocshmem_device_fast {
    */
   int32_t n_bases;
   /**
-   * [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+   * One bit per active transport other than IPC ([`ROCSHMEM_FAST_RO`], [`ROCSHMEM_FAST_GDA`]);
+   * 0: every operation is IPC, and device code reads no route table.
    */
   int32_t flags;
   /**

@@ -67,7 +67,15 @@ ROCSHMEM_DEV_INLINE Peer peer(rocshmem_ctx_t ctx, int pe, bool amo) {
  * IPC body is not a join of two paths (no convergence barrier around it on NVIDIA). The IPC
  * bodies capture by value, so nothing of the caller goes to the stack on the IPC side.
  */
+#if defined(ROCSHMEM_DEVICE_BITCODE)
+// The LLVM bitcode for Triton and other LLVM front ends (device/bitcode.cmake defines this) has
+// them inline: Triton 3.6's NVPTX back end asserts (SelectionDAG::ReplaceAllUsesWith, "Cannot use
+// this version") on out-of-line routed functions taking the IPC body by value (found by
+// examples/triton/check_compile.py on the H200, reproduced with the CPU-only triton wheel).
+#define ROCSHMEM_ROUTED ROCSHMEM_DEV_INLINE
+#else
 #define ROCSHMEM_ROUTED ROCSHMEM_DEV __attribute__((noinline)) inline
+#endif
 
 // ---- RMA: putmem/getmem (every group form), p, g ----
 

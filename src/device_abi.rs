@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 5;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 6;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -91,6 +91,8 @@ pub struct rocshmem_device_state {
     pub ctx_pool_len: i32,
     /// RO backend: the command queues the host proxy serves; NULL on the IPC backend.
     pub ro: *mut rocshmem_ro_device,
+    /// GDA backend: the queue pairs device threads post to; NULL when GDA does not run.
+    pub gda: *mut rocshmem_gda_device,
 }
 
 /// Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
@@ -150,6 +152,33 @@ impl Default for rocshmem_device_fast {
 
 /// `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
 pub const ROCSHMEM_FAST_RO: i32 = 1;
+/// `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
+pub const ROCSHMEM_FAST_GDA: i32 = 2;
+
+/// The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct rocshmem_gda_device {
+    /// `rocshmem_gda_qp` descriptors (gda_abi.h): queue pair `q` to world PE `p` is entry
+    /// `p * qps_per_pe + q`.
+    pub qps: *mut core::ffi::c_void,
+    pub n_pes: i32,
+    pub qps_per_pe: i32,
+    /// `route[p]`: 1 when puts, gets and signals' data to world PE `p` go through GDA (the PE
+    /// is not mapped here), 0 for load/store.
+    pub route: *const u8,
+    /// 1 when every atomic goes through GDA (some peer is not mapped: NIC atomics are atomic
+    /// only among themselves), else 0.
+    pub amo_all: u32,
+    /// Registered 8-byte words where fetching atomics and `g` receive their value (key
+    /// `fetch_lkey`), `n_fetch` of them (a power of two); a thread claims word `i` by setting
+    /// `fetch_busy[i]` from 0 to 1 and frees it after reading.
+    pub n_fetch: u32,
+    pub fetch: *mut u64,
+    pub fetch_busy: *mut u32,
+    pub fetch_lkey: u32,
+    pub reserved: u32,
+}
 
 // ---------------------------------------------------------------------------------------------
 // RO backend (reverse offload): device code hands operations on PEs it cannot reach by
@@ -320,4 +349,5 @@ const _: () = assert!(std::mem::size_of::<rocshmem_ro_device>() == 24);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 48 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 104);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 112);
+const _: () = assert!(std::mem::size_of::<rocshmem_gda_device>() == 56);

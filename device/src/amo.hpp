@@ -11,6 +11,7 @@
 #define ROCSHMEM_DEVICE_AMO_HPP
 
 #include "common.hpp"
+#include "gda/route.hpp"
 #include "ro.hpp"
 
 namespace rocshmem {
@@ -62,6 +63,15 @@ ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) 
     __builtin_memcpy(&c, &cond, sizeof(T));
     uint64_t r = ro::amo(ctx, uint8_t(OP), dest, v, c, sizeof(T), ctx_world_pe(ctx_entry(ctx), pe), fetching);
     return from_word<T>(W(r));
+  }
+  int world;
+  if (gda::active() && gda::amo_remote(ctx, pe, &world)) {
+    constexpr bool fetching = !(OP == AmoOp::set || OP == AmoOp::inc || OP == AmoOp::add || OP == AmoOp::and_ ||
+                                OP == AmoOp::or_ || OP == AmoOp::xor_);
+    uint64_t v = 0, c = 0;
+    __builtin_memcpy(&v, &value, sizeof(T));
+    __builtin_memcpy(&c, &cond, sizeof(T));
+    return from_word<T>(W(gda::amo(ctx, uint8_t(OP), dest, v, c, sizeof(T), world, fetching)));
   }
   W *w = reinterpret_cast<W *>(ctx_peer_ptr(ctx, dest, pe));
   const W v = to_word(value);

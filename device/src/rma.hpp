@@ -11,6 +11,7 @@
 #define ROCSHMEM_DEVICE_RMA_HPP
 
 #include "common.hpp"
+#include "gda/route.hpp"
 #include "ro.hpp"
 
 namespace rocshmem {
@@ -20,6 +21,7 @@ template <Grp G>
 ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
   int world;
   if (ro::active() && ro::remote(ctx, pe, &world)) return ro::putmem<G>(ctx, dest, source, bytes, world);
+  if (gda::active() && gda::remote(ctx, pe, &world)) return gda::putmem<G>(ctx, dest, source, bytes, world);
   grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
   grp_sync<G>();
 }
@@ -28,6 +30,7 @@ template <Grp G>
 ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
   int world;
   if (ro::active() && ro::remote(ctx, pe, &world)) return ro::getmem<G>(ctx, dest, source, bytes, world);
+  if (gda::active() && gda::remote(ctx, pe, &world)) return gda::getmem<G>(ctx, dest, source, bytes, world);
   grp_copy<G>(dest, ctx_peer_ptr(ctx, source, pe), bytes);
   grp_sync<G>();
 }
@@ -46,6 +49,7 @@ template <class T>
 ROCSHMEM_DEV_INLINE void p(rocshmem_ctx_t ctx, T *dest, T value, int pe) {
   int world;
   if (ro::active() && ro::remote(ctx, pe, &world)) return ro::p(ctx, dest, value, world);
+  if (gda::active() && gda::remote(ctx, pe, &world)) return gda::p(ctx, dest, value, world);
   *ctx_peer_ptr(ctx, dest, pe) = value;
 }
 
@@ -53,6 +57,7 @@ template <class T>
 ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int pe) {
   int world;
   if (ro::active() && ro::remote(ctx, pe, &world)) return ro::g(ctx, source, world);
+  if (gda::active() && gda::remote(ctx, pe, &world)) return gda::g(ctx, source, world);
   // volatile: the value may change under us; every g must read the peer again.
   return volatile_load(ctx_peer_ptr(ctx, source, pe));
 }
@@ -69,6 +74,7 @@ ROCSHMEM_DEV_INLINE void fence(rocshmem_ctx_t ctx) {
 ROCSHMEM_DEV_INLINE void quiet(rocshmem_ctx_t ctx) {
   platform::fence_system();
   if (ro::active()) ro::order(ro::state(ctx), true);
+  if (gda::active()) gda::quiet_all(ctx);
 }
 
 /** Per-PE forms: load/store ordering is not per destination, so they are the whole fence/quiet. */

@@ -11,6 +11,7 @@
 #define ROCSHMEM_DEVICE_SIGNAL_HPP
 
 #include "common.hpp"
+#include "gda/route.hpp"
 #include "ro.hpp"
 #include "wait.hpp"
 
@@ -36,6 +37,14 @@ ROCSHMEM_DEV_INLINE void putmem_signal(rocshmem_ctx_t ctx, void *dest, const voi
     grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
     return ro::put_signal<G>(ctx, dest, source, 0, sig_addr, signal, sig_op, world, false);
   }
+  int world;
+  if (gda::active() && gda::amo_remote(ctx, pe, &world)) {
+    // The signal is a NIC atomic, after the data on the same queue pair (a mapped peer's data
+    // is stored by the group first, then the signal posted).
+    const bool remote = gda::remote(ctx, pe, &world);
+    if (!remote) grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
+    return gda::put_signal<G>(ctx, dest, source, bytes, sig_addr, signal, sig_op, world, remote);
+  }
   grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
   grp_sync<G>();
   if (grp_rank<G>() == 0) signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
@@ -51,6 +60,10 @@ ROCSHMEM_DEV_INLINE void signal_op(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint6
   if (ro::active()) {
     return ro::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op,
                                        ctx_world_pe(ctx_entry(ctx), pe), false);
+  }
+  int world;
+  if (gda::active() && gda::amo_remote(ctx, pe, &world)) {
+    return gda::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op, world, false);
   }
   signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
 }

@@ -17,6 +17,7 @@
 #define ROCSHMEM_DEVICE_SYNC_HPP
 
 #include "common.hpp"
+#include "gda/route.hpp"
 #include "ro.hpp"
 
 namespace rocshmem {
@@ -42,8 +43,15 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
   // Arrive first: the flag updates depend on nothing but the addresses, so they leave before
   // this PE's sequence number comes back (an atomic round trip to L2) and the wave or group
   // exchanges it. Flags and sequence numbers only count, so the order between them is free.
+  const rocshmem_gda_device *gt = s != nullptr ? s->gda : nullptr;
   for (int i = int(r); i < t.n; i += int(gs)) {
     if (i == t.me) continue;
+    if (gt != nullptr && gt->route[t.start + i * t.stride] != 0) {
+      // A member GDA reaches: a NIC atomic on its flag (at this PE's offset of the slot).
+      gda::signal_flag(gt, t.start + i * t.stride,
+                       reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
+      continue;
+    }
     uint64_t *flag =
         reinterpret_cast<uint64_t *>(heap_base_of(s, t.start + i * t.stride) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me;
     // No-return adds: the peers' flags need not round-trip before this PE starts waiting.
@@ -68,7 +76,7 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
 template <Grp G>
 ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release) {
   const rocshmem_device_fast &f = rocshmemi_device_fast;
-  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || ro::active()) return false;
+  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || ro::active() || gda::active()) return false;
   sync_round<G>(nullptr, SyncTeam{f.n_pes, f.my_pe, 0, 1, f.world_sync_off}, release);
   return true;
 }
@@ -84,6 +92,11 @@ ROCSHMEM_DEV_INLINE void team_sync_entry(const rocshmem_device_state *s, const r
     // All mapped: the load/store barrier below, once this group's commands have completed.
     grp_sync<G>();
     if (grp_rank<G>() == 0) ro::order(s, true);
+  }
+  if (gda::active()) {
+    // This PE's operations through GDA complete before it signals (barrier).
+    grp_sync<G>();
+    if (release && grp_rank<G>() == 0) gda::quiet_table(s->gda);
   }
   const SyncTeam st{t->n_pes, t->my_pe, t->start, t->stride,
                     s->dev_sync_off + uint64_t(t->slot) * s->dev_sync_slot_bytes};

@@ -73,8 +73,10 @@ pub(super) fn build(
         head.state.ro = ro.device_ptr();
         head.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = net;
+    if let Some(g) = net.gda() {
+        head.state.gda = g.device_table();
+        head.fast.flags |= crate::device_abi::ROCSHMEM_FAST_GDA;
+    }
     let fast = &mut head.fast;
     fast.my_pe = me as i32;
     fast.n_pes = n as i32;
@@ -127,6 +129,7 @@ fn state(
         ctx_pool_start: pool_start as i32,
         ctx_pool_len: pool_len as i32,
         ro: std::ptr::null_mut(),
+        gda: std::ptr::null_mut(),
     }
 }
 

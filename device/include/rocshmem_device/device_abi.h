@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 5
+#define ROCSHMEM_DEVICE_ABI_VERSION 6
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -37,6 +37,11 @@
  * `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
  */
 #define ROCSHMEM_FAST_RO 1
+
+/**
+ * `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
+ */
+#define ROCSHMEM_FAST_GDA 2
 
 /**
  * Commands in each RO queue (a power of two, at least 4).
@@ -322,6 +327,39 @@ typedef struct rocshmem_ro_device {
 } rocshmem_ro_device;
 
 /**
+ * The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.
+ */
+typedef struct rocshmem_gda_device {
+  /**
+   * `rocshmem_gda_qp` descriptors (gda_abi.h): queue pair `q` to world PE `p` is entry
+   * `p * qps_per_pe + q`.
+   */
+  void *qps;
+  int32_t n_pes;
+  int32_t qps_per_pe;
+  /**
+   * `route[p]`: 1 when puts, gets and signals' data to world PE `p` go through GDA (the PE
+   * is not mapped here), 0 for load/store.
+   */
+  const uint8_t *route;
+  /**
+   * 1 when every atomic goes through GDA (some peer is not mapped: NIC atomics are atomic
+   * only among themselves), else 0.
+   */
+  uint32_t amo_all;
+  /**
+   * Registered 8-byte words where fetching atomics and `g` receive their value (key
+   * `fetch_lkey`), `n_fetch` of them (a power of two); a thread claims word `i` by setting
+   * `fetch_busy[i]` from 0 to 1 and frees it after reading.
+   */
+  uint32_t n_fetch;
+  uint64_t *fetch;
+  uint32_t *fetch_busy;
+  uint32_t fetch_lkey;
+  uint32_t reserved;
+} rocshmem_gda_device;
+
+/**
  * Everything device code needs, reached through one pointer.
  */
 typedef struct rocshmem_device_state {
@@ -367,6 +405,10 @@ typedef struct rocshmem_device_state {
    * RO backend: the command queues the host proxy serves; NULL on the IPC backend.
    */
   struct rocshmem_ro_device *ro;
+  /**
+   * GDA backend: the queue pairs device threads post to; NULL when GDA does not run.
+   */
+  struct rocshmem_gda_device *gda;
 } rocshmem_device_state;
 
 /**

@@ -1,8 +1,10 @@
 /**
  * @file coll.hpp
- * Team collectives at wave and work-group scope over load/store (IPC) transports.
+ * Team collectives at wave and work-group scope: their IPC bodies, and the team's remote
+ * transport (route.hpp) when this PE does not map every member (RO: the proxy runs the
+ * collective with MPI).
  *
- * Every member can read and write every other member's heap, so each collective is one
+ * Over IPC every member can read and write every other member's heap, so each collective is one
  * parallel pass of the calling group's threads between two team barriers:
  *  - entry barrier: the sources are ready and the destinations free on every member;
  *  - the pass: broadcast pulls from the root, fcollect/alltoall(v) push into the peers, and
@@ -20,7 +22,7 @@
 #include "common.hpp"
 #include "numeric.hpp"
 #include "sync.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -44,15 +46,20 @@ ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, si
   return overlap && !(exact_ok && a == b);
 }
 
-/** RO backend and a member only the proxy reaches: the proxy runs the collective with MPI. */
-ROCSHMEM_DEV_INLINE bool by_proxy(const CollCtx &cc) { return ro::active() && cc.t->ro_remote > 0; }
+/** Does the team reach a member only through a remote transport (the collective goes there)? */
+ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return route::team(cc.t) != Route::ipc; }
 
-/** Whether GDA carries the data to world PE `w` (it is not mapped here). */
-ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc, int w) { return gda::active() && cc.s->gda->route[w] != 0; }
+/**
+ * GDA runs the load/store algorithms below, its moves to a member GDA reaches (world PE `w`:
+ * not mapped here) done with RDMA.
+ */
+ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc, int w) {
+  return route::active(ROCSHMEM_FAST_GDA) && cc.s->peer_route[w] == ROCSHMEM_ROUTE_GDA;
+}
 
 /** Whether GDA carries the data to some member. */
 ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc) {
-  if (!gda::active()) return false;
+  if (!route::active(ROCSHMEM_FAST_GDA)) return false;
   for (int m = 0; m < cc.t->n_pes; ++m)
     if (by_gda(cc, world_pe(cc.t, m))) return true;
   return false;
@@ -65,16 +72,27 @@ ROCSHMEM_DEV_INLINE void push(rocshmem_ctx_t ctx, const CollCtx &cc, void *to, c
   grp_copy<G>(peer_ptr(cc.s, to, w), source, bytes);
 }
 
+/**
+ * Runs team operation `o` on the team's remote transport and returns true, or false when the
+ * team is IPC (the caller runs the load/store body).
+ */
+template <Grp G>
+ROCSHMEM_DEV_INLINE bool remote_coll(const CollCtx &cc, const route::TeamOp &o) {
+  const Route r = route::team(cc.t);
+  if (r == Route::ipc || r == Route::gda) return false;
+  route::team_op<G>(r, cc.s, cc.t, o);
+  return true;
+}
+
 template <Grp G>
 ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
                                      size_t bytes, int pe_root) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes, source, bytes, true)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_BROADCAST, dest, source, bytes, 0, 0, pe_root);
-    return ROCSHMEM_SUCCESS;
-  }
+  route::TeamOp o{ROCSHMEM_RO_BROADCAST, dest, source, bytes};
+  o.root = pe_root;
+  if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
   if (cc.t->my_pe != pe_root && by_gda(cc, world_pe(cc.t, pe_root))) {
     gda::getmem<G>(ctx, dest, source, bytes, world_pe(cc.t, pe_root));
@@ -93,10 +111,7 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes * size_t(cc.t->n_pes), source, bytes, false)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_FCOLLECT, dest, source, bytes);
-    return ROCSHMEM_SUCCESS;
-  }
+  if (remote_coll<G>(cc, {ROCSHMEM_RO_FCOLLECT, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes;
   char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
@@ -116,10 +131,7 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   if (!cc.t) return ROCSHMEM_ERROR;
   const size_t all = bytes * size_t(cc.t->n_pes);
   if (bad_overlap(dest, all, source, all, false)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALL, dest, source, bytes);
-    return ROCSHMEM_SUCCESS;
-  }
+  if (remote_coll<G>(cc, {ROCSHMEM_RO_ALLTOALL, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   for (int k = 0; k < n; ++k) {
@@ -143,11 +155,14 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   (void)dest_nelems;
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    // submit() copies the arguments into the queue's host-visible argument block of the slot.
-    rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
-                               source_displs};
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALLV, nullptr, nullptr, 0, ro::dtype<T>(), 0, 0, &args);
+  if (const Route r = route::team(cc.t); r != Route::ipc && r != Route::gda) {
+    // RO: submit() copies the arguments into the queue's host-visible argument block of the slot.
+    const rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
+                                     source_displs};
+    route::TeamOp o{ROCSHMEM_RO_ALLTOALLV};
+    o.dtype = ro::dtype<T>();
+    o.args = &args;
+    route::team_op<G>(r, cc.s, cc.t, o);
     return ROCSHMEM_SUCCESS;
   }
   const int n = cc.t->n_pes, me = cc.t->my_pe;
@@ -232,11 +247,10 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   const size_t count = size_t(nreduce);
   const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
   if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE, dest, source, count,
-                   ro::dtype<T>(), uint8_t(OP));
-    return ROCSHMEM_SUCCESS;
-  }
+  route::TeamOp o{uint8_t(scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE), dest, source, count};
+  o.dtype = ro::dtype<T>();
+  o.sub = uint8_t(OP);
+  if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
   if (by_gda(cc)) {
     team_sync<G>(cc.s, cc.t, true);

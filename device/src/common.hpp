@@ -144,6 +144,12 @@ ROCSHMEM_DEV_INLINE bool in_heap(const rocshmem_device_state *s, const void *add
   return a >= b && len <= s->heap_size && a - b <= s->heap_size - len;
 }
 
+/** Is world PE `pe` mapped here (reachable by load/store: its heap base is not 0)? */
+ROCSHMEM_DEV_INLINE bool pe_mapped(const rocshmem_device_state *s, int pe) {
+  if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe] != 0;
+  return platform::load_readonly(s->heap_bases + pe) != 0;
+}
+
 /** World PE `pe`'s heap base as mapped here: from the constant table when it holds it. */
 ROCSHMEM_DEV_INLINE uint64_t heap_base_of(const rocshmem_device_state *s, int pe) {
   if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe];

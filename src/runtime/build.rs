@@ -173,7 +173,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
         heap.user_len >> 20,
         phases.describe()
     );
-    let DeviceState { head, addr, heap_bases, mirror } = device;
+    let DeviceState { head, addr, heap_bases, routes, mirror } = device;
     Ok(Runtime {
         cfg,
         job: slot.take().expect("the job"),
@@ -185,6 +185,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
         device_state: head,
         device_state_addr: addr,
         _heap_bases: heap_bases,
+        _routes: routes,
         _state_mirror: mirror,
         registered: std::sync::Mutex::new(Vec::new()),
         gpu,
@@ -399,7 +400,7 @@ fn start_transports(
 ) -> Result<Transports> {
     let mut net = Transports::ipc(slots, job.n_pes);
     if backend == Backend::Gda {
-        let setup = GdaSetup { job, cfg, heap, nic, mapped: &mapped, sync: Arc::clone(&net.ipc.sync) };
+        let setup = GdaSetup { job, cfg, heap, nic, sync: Arc::clone(&net.ipc.sync) };
         let gda = Gda::start(setup);
         exchange_status(job, gda.as_ref().map(|_| Vec::new()).map_err(Error::clone), "starting GDA")?;
         net.use_gda(Arc::new(gda?), &mapped);

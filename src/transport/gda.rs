@@ -84,7 +84,6 @@ pub struct Gda {
     reported: Mutex<Vec<bool>>,
     /// The device table and what it points to.
     table: Box<rocshmem_gda_device>,
-    _route: Box<[u8]>,
     _fetch: Box<[u64]>,
     _fetch_busy: Box<[u32]>,
     /// The peers' segments as the NIC model reaches them (kept until the model has stopped).
@@ -103,8 +102,6 @@ pub struct GdaSetup<'a> {
     pub heap: &'a SymmetricHeap,
     /// Per peer: its segment opened for the NIC model when this process does not map it.
     pub nic: Vec<Option<Segment>>,
-    /// Per peer: whether this process maps it (IPC carries it; GDA carries the others).
-    pub mapped: &'a [bool],
     pub sync: Arc<SyncState>,
 }
 
@@ -186,19 +183,15 @@ impl Gda {
             unsafe { (*qps.add(i)).peer = (i % n) as i32 };
         }
         let nic = s.nic.into_iter().flatten().collect();
-        let route: Box<[u8]> = s.mapped.iter().map(|m| u8::from(!m)).collect();
         let mut fetch_busy = vec![0u32; FETCH_WORDS].into_boxed_slice();
         let table = Box::new(rocshmem_gda_device {
             qps: qps.cast(),
             n_pes: n as i32,
             qps_per_pe: 1,
-            route: route.as_ptr(),
-            amo_all: u32::from(route.iter().any(|r| *r != 0)),
-            n_fetch: FETCH_WORDS as u32,
             fetch: fetch.as_mut_ptr(),
             fetch_busy: fetch_busy.as_mut_ptr(),
+            n_fetch: FETCH_WORDS as u32,
             fetch_lkey: fetch_mr.key,
-            reserved: 0,
         });
         Ok(Gda {
             me,
@@ -212,7 +205,6 @@ impl Gda {
             sync: s.sync,
             reported: Mutex::new(vec![false; 2 * n]),
             table,
-            _route: route,
             _fetch: fetch,
             _fetch_busy: fetch_busy,
             _nic: nic,

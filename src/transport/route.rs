@@ -120,6 +120,12 @@ impl Transports {
         self.via(self.amo)
     }
 
+    /// The transport of puts and gets to PE `pe` (a valid PE number), and of atomics to it:
+    /// what the device state's route tables say (runtime/device.rs).
+    pub fn kinds(&self, pe: usize) -> (Kind, Kind) {
+        (self.rma[pe], self.amo)
+    }
+
     /// The transport of barriers and collectives over `set`: IPC when this PE maps every
     /// member, else the transport of the first member it does not.
     #[inline]

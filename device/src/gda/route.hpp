@@ -1,10 +1,10 @@
 /**
  * @file route.hpp
  * The device operations of the GDA backend (docs/gda.md): what the device dispatch of each
- * family calls for a PE that GDA carries. Every function takes a world PE; the queue pairs,
- * the route per PE and the registered fetch words are in the device table
- * (`rocshmem_device_state::gda`, `rocshmem_gda_device` in device_abi.h), built by the core
- * (src/transport/gda.rs).
+ * family (device/src/route.hpp) calls for a PE whose route is ROCSHMEM_ROUTE_GDA. Every
+ * function takes a world PE; the queue pairs and the registered fetch words are in the device
+ * table (`rocshmem_device_state::gda`, `rocshmem_gda_device` in device_abi.h), built by the
+ * core (src/transport/gda.rs).
  *
  * - RMA: one thread of the group posts the whole transfer (one reservation, one doorbell; a
  *   transfer above the NIC's maximum message is split), the others wait at the group sync.
@@ -31,29 +31,11 @@ namespace rocshmem {
 namespace dev {
 namespace gda {
 
-/** Is GDA active in this process (one load of the word the IPC path reads anyway)? */
-ROCSHMEM_DEV_INLINE bool active() { return (rocshmemi_device_fast.flags & ROCSHMEM_FAST_GDA) != 0; }
-
 ROCSHMEM_DEV_INLINE const rocshmem_gda_device *table(rocshmem_ctx_t ctx) { return ctx_entry(ctx)->state->gda; }
 
 /** The queue pair to world PE `world` (the first of its `qps_per_pe`). */
 ROCSHMEM_DEV_INLINE Qp *qp_to(const rocshmem_gda_device *t, int world) {
   return static_cast<Qp *>(t->qps) + size_t(world) * size_t(t->qps_per_pe);
-}
-
-/** World PE of context PE `pe`, and whether GDA carries RMA to it. */
-ROCSHMEM_DEV_INLINE bool remote(rocshmem_ctx_t ctx, int pe, int *world) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  *world = ctx_world_pe(c, pe);
-  return c->state->gda->route[*world] != 0;
-}
-
-/** World PE of context PE `pe`, and whether GDA carries atomics to it. */
-ROCSHMEM_DEV_INLINE bool amo_remote(rocshmem_ctx_t ctx, int pe, int *world) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  *world = ctx_world_pe(c, pe);
-  const rocshmem_gda_device *t = c->state->gda;
-  return t->amo_all != 0 || t->route[*world] != 0;
 }
 
 /** A fetch word claimed for the calling thread (probing from a slot spread by thread). */
@@ -71,28 +53,30 @@ ROCSHMEM_DEV_INLINE void release_fetch(const rocshmem_gda_device *t, uint32_t i)
   platform::atomic_store<Scope::device, Order::release>(t->fetch_busy + i, 0u);
 }
 
-/** A put of `bytes` from `source` to symmetric `dest` on world PE `world`, complete on return. */
+/**
+ * A put (`put`: `source` local, `dest` symmetric) or get (`source` symmetric, `dest` local and
+ * registered) of `bytes` with world PE `world`, complete on return.
+ */
 template <Grp G>
-ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+ROCSHMEM_DEV_INLINE void rma(rocshmem_ctx_t ctx, bool put, void *dest, const void *source, size_t bytes, int world) {
   grp_sync<G>();  // the group's stores into the source are done
   if (grp_rank<G>() == 0 && bytes > 0) {
     Qp *qp = qp_to(table(ctx), world);
     uint64_t end = 0;
-    if (put_nbi(qp, dest, source, bytes, &end) == 0 && end != 0) (void)wait_done(qp, end);
+    const uint32_t s = put ? put_nbi(qp, dest, source, bytes, &end) : get_nbi(qp, dest, source, bytes, &end);
+    if (s == 0 && end != 0) (void)wait_done(qp, end);
   }
   grp_sync<G>();
 }
 
-/** A get of `bytes` of symmetric `source` on world PE `world` into registered `dest`. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
+  rma<G>(ctx, true, dest, source, bytes, world);
+}
+
 template <Grp G>
 ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
-  grp_sync<G>();
-  if (grp_rank<G>() == 0 && bytes > 0) {
-    Qp *qp = qp_to(table(ctx), world);
-    uint64_t end = 0;
-    if (get_nbi(qp, dest, source, bytes, &end) == 0 && end != 0) (void)wait_done(qp, end);
-  }
-  grp_sync<G>();
+  rma<G>(ctx, false, dest, source, bytes, world);
 }
 
 template <class T>
@@ -168,12 +152,11 @@ ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, void *dest, const void *
   grp_sync<G>();
 }
 
-/** Completes every operation this PE posted through GDA (quiet). */
+/** Completes every operation this PE posted through GDA (quiet; a queue pair nobody posted to
+ *  costs two loads). */
 ROCSHMEM_DEV_INLINE void quiet_table(const rocshmem_gda_device *t) {
-  for (int pe = 0; pe < t->n_pes; ++pe) {
-    if (t->amo_all == 0 && t->route[pe] == 0) continue;
+  for (int pe = 0; pe < t->n_pes; ++pe)
     for (int q = 0; q < t->qps_per_pe; ++q) (void)gda::quiet(qp_to(t, pe) + q);
-  }
 }
 
 ROCSHMEM_DEV_INLINE void quiet_all(rocshmem_ctx_t ctx) { quiet_table(table(ctx)); }

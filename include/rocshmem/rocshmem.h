@@ -4634,6 +4634,9 @@ bool rocshmem_qp_introspect_available(void);
 // shares one queue pair per peer in this build). False, with `out` untouched, without the GDA
 // backend or for a bad peer or context. `provider` holds the doorbell records and register
 // (SQ doorbell record, CQ doorbell record, doorbell), then the CQ's consumer counter.
+//
+// # Safety
+// `out` must be NULL or valid for writing one `rocshmem_qp_info`.
 bool rocshmem_query_qp_info(int peer, int ctx_id, rocshmem_qp_info *out);
 
 // Copies `nelems` bytes from local `source` to symmetric `dest` on PE `pe`.

@@ -53,8 +53,11 @@ pub extern "C" fn rocshmem_qp_introspect_available() -> bool {
 /// shares one queue pair per peer in this build). False, with `out` untouched, without the GDA
 /// backend or for a bad peer or context. `provider` holds the doorbell records and register
 /// (SQ doorbell record, CQ doorbell record, doorbell), then the CQ's consumer counter.
+///
+/// # Safety
+/// `out` must be NULL or valid for writing one `rocshmem_qp_info`.
 #[unsafe(no_mangle)]
-pub extern "C" fn rocshmem_query_qp_info(peer: c_int, ctx_id: c_int, out: *mut rocshmem_qp_info) -> bool {
+pub unsafe extern "C" fn rocshmem_query_qp_info(peer: c_int, ctx_id: c_int, out: *mut rocshmem_qp_info) -> bool {
     let Some(q) = device_qp(peer) else { return false };
     if ctx_id < 0 || out.is_null() {
         return false;

@@ -267,8 +267,8 @@ mod tests {
 
     #[test]
     fn state_head_layout() {
-        assert_eq!(STATE_HEAD, 136 + std::mem::size_of::<rocshmem_device_fast>());
-        assert_eq!(std::mem::offset_of!(StateHead, globals), 104);
-        assert_eq!(std::mem::offset_of!(StateHead, fast), 136);
+        assert_eq!(STATE_HEAD, 160 + std::mem::size_of::<rocshmem_device_fast>());
+        assert_eq!(std::mem::offset_of!(StateHead, globals), 128);
+        assert_eq!(std::mem::offset_of!(StateHead, fast), 160);
     }
 }

@@ -50,13 +50,36 @@ ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, si
 ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return route::team(cc.t) != Route::ipc; }
 
 /**
+ * GDA runs the load/store algorithms below, its moves to a member GDA reaches (world PE `w`:
+ * not mapped here) done with RDMA.
+ */
+ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc, int w) {
+  return route::active(ROCSHMEM_FAST_GDA) && cc.s->peer_route[w] == ROCSHMEM_ROUTE_GDA;
+}
+
+/** Whether GDA carries the data to some member. */
+ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc) {
+  if (!route::active(ROCSHMEM_FAST_GDA)) return false;
+  for (int m = 0; m < cc.t->n_pes; ++m)
+    if (by_gda(cc, world_pe(cc.t, m))) return true;
+  return false;
+}
+
+/** The group copies `bytes` from local `source` to symmetric `to` (this PE's view) on world PE `w`. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void push(rocshmem_ctx_t ctx, const CollCtx &cc, void *to, const void *source, size_t bytes, int w) {
+  if (by_gda(cc, w)) return gda::putmem<G>(ctx, to, source, bytes, w);
+  grp_copy<G>(peer_ptr(cc.s, to, w), source, bytes);
+}
+
+/**
  * Runs team operation `o` on the team's remote transport and returns true, or false when the
  * team is IPC (the caller runs the load/store body).
  */
 template <Grp G>
 ROCSHMEM_DEV_INLINE bool remote_coll(const CollCtx &cc, const route::TeamOp &o) {
   const Route r = route::team(cc.t);
-  if (r == Route::ipc) return false;
+  if (r == Route::ipc || r == Route::gda) return false;
   route::team_op<G>(r, cc.s, cc.t, o);
   return true;
 }
@@ -71,6 +94,11 @@ ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, v
   o.root = pe_root;
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
+  if (cc.t->my_pe != pe_root && by_gda(cc, world_pe(cc.t, pe_root))) {
+    gda::getmem<G>(ctx, dest, source, bytes, world_pe(cc.t, pe_root));
+    team_sync<G>(cc.s, cc.t, true);
+    return ROCSHMEM_SUCCESS;
+  }
   const void *from = cc.t->my_pe == pe_root ? source : peer_ptr(cc.s, source, world_pe(cc.t, pe_root));
   if (from != dest) grp_copy<G>(dest, from, bytes);
   team_sync<G>(cc.s, cc.t, true);
@@ -90,7 +118,7 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   for (int k = 0; k < n; ++k) {
     // Start with the next member, so that members do not all write to the same peer at once.
     int j = (cc.t->my_pe + k) % n;
-    grp_copy<G>(peer_ptr(cc.s, slot, world_pe(cc.t, j)), source, bytes);
+    push<G>(ctx, cc, slot, source, bytes, world_pe(cc.t, j));
   }
   team_sync<G>(cc.s, cc.t, true);
   return ROCSHMEM_SUCCESS;
@@ -109,7 +137,7 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n;
     char *to = static_cast<char *>(dest) + size_t(me) * bytes;
-    grp_copy<G>(peer_ptr(cc.s, to, world_pe(cc.t, j)), static_cast<const char *>(source) + size_t(j) * bytes, bytes);
+    push<G>(ctx, cc, to, static_cast<const char *>(source) + size_t(j) * bytes, bytes, world_pe(cc.t, j));
   }
   team_sync<G>(cc.s, cc.t, true);
   return ROCSHMEM_SUCCESS;
@@ -127,7 +155,7 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   (void)dest_nelems;
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
-  if (const Route r = route::team(cc.t); r != Route::ipc) {
+  if (const Route r = route::team(cc.t); r != Route::ipc && r != Route::gda) {
     // RO: submit() copies the arguments into the queue's host-visible argument block of the slot.
     const rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
                                      source_displs};
@@ -144,6 +172,14 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   team_sync<G>(cc.s, cc.t, true);
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n, wj = world_pe(cc.t, j);
+    if (by_gda(cc, wj)) {
+      // Member j's displacement for this PE, read from its scratch (at this PE's offset).
+      uint64_t displ = 0;
+      if (grp_rank<G>() == 0) displ = gda::g(ctx, mine + me, wj);
+      displ = grp_broadcast<G>(displ);
+      gda::putmem<G>(ctx, dest + displ, source + source_displs[j], source_nelems[j] * sizeof(T), wj);
+      continue;
+    }
     const uint64_t *theirs = reinterpret_cast<const uint64_t *>(sync_slot(cc.s, cc.t->slot, wj).scratch);
     T *to = peer_ptr(cc.s, dest + theirs[me], wj);
     grp_copy<G>(to, source + source_displs[j], source_nelems[j] * sizeof(T));
@@ -192,6 +228,41 @@ ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source
 }
 
 /**
+ * reduce_impl with members GDA reaches: in chunks, each member's part of the source read into
+ * the upper half of the slot's scratch (registered) with RDMA reads (a mapped member's read
+ * directly), combined in member order into the lower half, written to dest after a barrier
+ * (every member has read its chunk of every source: in place works).
+ */
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *dest, const T *source, size_t block,
+                                    size_t count) {
+  using N = Num<T>;
+  using C = typename N::calc;
+  char *scratch = sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch;
+  const size_t half = cc.s->dev_scratch_bytes / 2;
+  C *acc = reinterpret_cast<C *>(scratch);
+  T *got = reinterpret_cast<T *>(scratch + half);
+  const size_t chunk = half / (sizeof(C) > sizeof(T) ? sizeof(C) : sizeof(T));
+  const unsigned r = grp_rank<G>(), gs = grp_size<G>();
+  for (size_t at = 0; at < count; at += chunk) {
+    const size_t len = count - at < chunk ? count - at : chunk;
+    for (int m = 0; m < cc.t->n_pes; ++m) {
+      const int wm = world_pe(cc.t, m);
+      const T *from = peer_ptr(cc.s, source, wm) + block + at;
+      if (by_gda(cc, wm)) {
+        gda::getmem<G>(ctx, got, source + block + at, len * sizeof(T), wm);
+        from = got;
+      }
+      for (size_t i = r; i < len; i += gs) acc[i] = m == 0 ? N::to(from[i]) : combine<OP>(acc[i], N::to(from[i]));
+      grp_sync<G>();  // `got` is read before the next member's data lands in it
+    }
+    team_sync<G>(cc.s, cc.t, true);
+    for (size_t i = r; i < len; i += gs) dest[at + i] = N::from(acc[i]);
+    grp_sync<G>();
+  }
+}
+
+/**
  * dest[i] = op over members of source[block + i], for i < nreduce, where block is 0 for a
  * reduction and my_pe * nreduce for a reduce-scatter.
  */
@@ -208,6 +279,12 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   o.sub = uint8_t(OP);
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
+  if (by_gda(cc)) {
+    team_sync<G>(cc.s, cc.t, true);
+    reduce_gda<T, OP, G>(ctx, cc, dest, source, block, count);
+    team_sync<G>(cc.s, cc.t, true);
+    return ROCSHMEM_SUCCESS;
+  }
   const bool in_place = count > 0 && static_cast<const void *>(dest) == static_cast<const void *>(source);
   team_sync<G>(cc.s, cc.t, true);
   if (!in_place) {

@@ -2,8 +2,8 @@
  * @file route.hpp
  * The device side of the transport split: one dispatch point per operation family, which sends
  * an operation on PE `pe` either to its IPC body (load/store to the peer's mapped heap, given by
- * the caller as a lambda and inlined) or to a remote transport's device code (ro.hpp today;
- * GDA, device/src/gda/, once it is routed).
+ * the caller as a lambda and inlined) or to a remote transport's device code (ro.hpp, and GDA's
+ * gda/route.hpp).
  *
  * The core decides the transport of every world PE once, at init (src/transport/route.rs), and
  * writes it in two tables of the device state: `peer_route` (puts, gets, the data of
@@ -15,14 +15,18 @@
  * Group forms pass their scope G through, so that a transport posts a group's work once
  * (RO: rank 0 submits one command; GDA: one reservation and one doorbell per group).
  *
- * Adding a transport (GDA): a case in each family below, its ROCSHMEM_FAST_* bit set by the
- * core, and the core writing its ROCSHMEM_ROUTE_* value into the tables. Until then a route
- * the device does not carry stops the kernel (not_routed), never falls back silently.
+ * Adding a transport (as GDA): a case in each family below, its ROCSHMEM_FAST_* bit set by the
+ * core, and the core writing its ROCSHMEM_ROUTE_* value into the tables. A route the device
+ * does not carry stops the kernel (not_routed), never falls back silently.
+ *
+ * GDA's teams run the load/store algorithms of sync.hpp and coll.hpp, whose moves to members
+ * GDA reaches are RDMA (by_gda there); team() says Route::gda for them and team_op is not used.
  */
 #ifndef ROCSHMEM_DEVICE_ROUTE_HPP
 #define ROCSHMEM_DEVICE_ROUTE_HPP
 
 #include "common.hpp"
+#include "gda/route.hpp"
 #include "ro.hpp"
 
 namespace rocshmem {
@@ -54,8 +58,8 @@ ROCSHMEM_DEV_INLINE Peer peer(rocshmem_ctx_t ctx, int pe, bool amo) {
 }
 
 /**
- * A route this build's device code does not carry (GDA until it is routed: the core never
- * writes it, so only a corrupt table gets here). Stops the kernel rather than pretend.
+ * A route this build's device code does not carry (the core never writes one, so only a
+ * corrupt table gets here). Stops the kernel rather than pretend.
  */
 [[noreturn]] ROCSHMEM_DEV_INLINE void not_routed() { platform::trap(); }
 
@@ -88,6 +92,9 @@ ROCSHMEM_ROUTED void rma_routed(rocshmem_ctx_t ctx, Rma op, void *dest, const vo
   switch (p.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::rma<G>(ctx, uint8_t(op), dest, source, bytes, p.world);
+    case Route::gda:
+      if (op == Rma::put) return gda::putmem<G>(ctx, dest, source, bytes, p.world);
+      return gda::getmem<G>(ctx, dest, source, bytes, p.world);
     default: not_routed();
   }
 }
@@ -105,6 +112,7 @@ ROCSHMEM_ROUTED void p_routed(rocshmem_ctx_t ctx, T *dest, T value, int pe, Ipc 
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::p(ctx, dest, value, r.world);
+    case Route::gda: return gda::p(ctx, dest, value, r.world);
     default: not_routed();
   }
 }
@@ -122,6 +130,7 @@ ROCSHMEM_ROUTED T g_routed(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc)
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::g(ctx, source, r.world);
+    case Route::gda: return gda::g(ctx, source, r.world);
     default: not_routed();
   }
 }
@@ -142,6 +151,7 @@ ROCSHMEM_ROUTED uint64_t amo_routed(rocshmem_ctx_t ctx, uint8_t op, void *dest, 
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::amo(ctx, op, dest, value, cond, width, r.world, fetch);
+    case Route::gda: return gda::amo(ctx, op, dest, value, cond, width, r.world, fetch);
     default: not_routed();
   }
 }
@@ -173,6 +183,11 @@ ROCSHMEM_ROUTED void put_signal_routed(rocshmem_ctx_t ctx, void *dest, const voi
       const bool with_data = data.route == Route::ro;
       return ro::put_signal<G>(ctx, dest, source, with_data ? bytes : 0, sig_addr, signal, sig_op, sig.world, with_data);
     }
+    // GDA: the data (when it carries it) and the update, a NIC atomic, in one post.
+    case Route::gda: {
+      const bool with_data = data.route == Route::gda;
+      return gda::put_signal<G>(ctx, dest, source, bytes, sig_addr, signal, sig_op, sig.world, with_data);
+    }
     default: not_routed();
   }
 }
@@ -201,6 +216,8 @@ ROCSHMEM_ROUTED void signal_op_routed(rocshmem_ctx_t ctx, uint64_t *sig_addr, ui
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op, r.world, false);
+    case Route::gda:
+      return gda::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op, r.world, false);
     default: not_routed();
   }
 }
@@ -221,7 +238,8 @@ ROCSHMEM_DEV_INLINE void signal_op(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint6
  */
 ROCSHMEM_DEV_INLINE void order(const rocshmem_device_state *s, bool quiet) {
   if (active(ROCSHMEM_FAST_RO)) ro::order(s, quiet);
-  if (active(ROCSHMEM_FAST_GDA)) not_routed();
+  // GDA: fence needs nothing (one RC queue pair per peer executes in order).
+  if (active(ROCSHMEM_FAST_GDA) && quiet) gda::quiet_table(s->gda);
 }
 
 ROCSHMEM_ROUTED void order_routed(rocshmem_ctx_t ctx, bool quiet) { order(ctx_entry(ctx)->state, quiet); }
@@ -249,6 +267,7 @@ ROCSHMEM_DEV_INLINE void complete(const rocshmem_device_state *s) {
 ROCSHMEM_DEV_INLINE Route team(const rocshmem_team_device *t) {
   if (!remote_active() || t->ro_remote == 0) return Route::ipc;
   if (active(ROCSHMEM_FAST_RO)) return Route::ro;
+  if (active(ROCSHMEM_FAST_GDA)) return Route::gda;
   not_routed();
 }
 

@@ -48,6 +48,7 @@ fn route_of(k: Kind) -> u8 {
         Kind::Ipc => ROCSHMEM_ROUTE_IPC,
         #[cfg(feature = "mpi")]
         Kind::Ro => crate::device_abi::ROCSHMEM_ROUTE_RO,
+        Kind::Gda => crate::device_abi::ROCSHMEM_ROUTE_GDA,
     }
 }
 
@@ -105,8 +106,10 @@ pub(super) fn build(
         head.state.ro = ro.device_ptr();
         head.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = net;
+    if let Some(g) = net.gda() {
+        head.state.gda = g.device_table();
+        head.fast.flags |= crate::device_abi::ROCSHMEM_FAST_GDA;
+    }
     let fast = &mut head.fast;
     fast.my_pe = me as i32;
     fast.n_pes = n as i32;
@@ -163,6 +166,7 @@ fn state(
         ro: std::ptr::null_mut(),
         peer_route: routes_addr as *const u8,
         amo_route: (routes_addr + heap.n_pes) as *const u8,
+        gda: std::ptr::null_mut(),
     }
 }
 
@@ -263,8 +267,8 @@ mod tests {
 
     #[test]
     fn state_head_layout() {
-        assert_eq!(STATE_HEAD, 152 + std::mem::size_of::<rocshmem_device_fast>());
-        assert_eq!(std::mem::offset_of!(StateHead, globals), 120);
-        assert_eq!(std::mem::offset_of!(StateHead, fast), 152);
+        assert_eq!(STATE_HEAD, 160 + std::mem::size_of::<rocshmem_device_fast>());
+        assert_eq!(std::mem::offset_of!(StateHead, globals), 128);
+        assert_eq!(std::mem::offset_of!(StateHead, fast), 160);
     }
 }

@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 6
+#define ROCSHMEM_DEVICE_ABI_VERSION 7
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -33,8 +33,7 @@
 #define ROCSHMEM_ROUTE_RO 1
 
 /**
- * GPU-initiated RDMA (docs/gda.md). Reserved: the core does not write it until GDA is routed,
- * and device code stops (a trap) on a route it does not carry.
+ * GPU-initiated RDMA through the device's queue pairs (docs/gda.md).
  */
 #define ROCSHMEM_ROUTE_GDA 2
 
@@ -55,7 +54,7 @@
 #define ROCSHMEM_FAST_RO 1
 
 /**
- * `rocshmem_device_fast::flags`: GDA is active. Reserved: not set until GDA is routed.
+ * `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
  */
 #define ROCSHMEM_FAST_GDA 2
 
@@ -349,6 +348,29 @@ typedef struct rocshmem_ro_device {
 } rocshmem_ro_device;
 
 /**
+ * The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.
+ * Which peers GDA carries is in the state's route tables (`ROCSHMEM_ROUTE_GDA`).
+ */
+typedef struct rocshmem_gda_device {
+  /**
+   * `rocshmem_gda_qp` descriptors (gda_abi.h): queue pair `q` to world PE `p` is entry
+   * `p * qps_per_pe + q`.
+   */
+  void *qps;
+  int32_t n_pes;
+  int32_t qps_per_pe;
+  /**
+   * Registered 8-byte words where fetching atomics and `g` receive their value (key
+   * `fetch_lkey`), `n_fetch` of them (a power of two); a thread claims word `i` by setting
+   * `fetch_busy[i]` from 0 to 1 and frees it after reading.
+   */
+  uint64_t *fetch;
+  uint32_t *fetch_busy;
+  uint32_t n_fetch;
+  uint32_t fetch_lkey;
+} rocshmem_gda_device;
+
+/**
  * Everything device code needs, reached through one pointer.
  */
 typedef struct rocshmem_device_state {
@@ -402,10 +424,14 @@ typedef struct rocshmem_device_state {
   const uint8_t *peer_route;
   /**
    * `amo_route[p]`: the transport of atomics (and signal updates) to world PE `p` (`n_pes`
-   * bytes). With RO every atomic goes through the proxy: MPI atomics are atomic only among
-   * themselves.
+   * bytes). With RO every atomic goes through the proxy, with GDA too once some peer is GDA:
+   * MPI and NIC atomics are atomic only among themselves.
    */
   const uint8_t *amo_route;
+  /**
+   * GDA backend: the queue pairs device threads post to; NULL when GDA does not run.
+   */
+  struct rocshmem_gda_device *gda;
 } rocshmem_device_state;
 
 /**

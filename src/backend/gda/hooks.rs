@@ -16,7 +16,7 @@ use std::sync::Mutex;
 static MODEL: Mutex<Option<Model>> = Mutex::new(None);
 
 /// A registration key no other PE is likely to use (keys are checked by the model like rkeys).
-fn fresh_key(me: usize) -> u32 {
+pub(crate) fn fresh_key(me: usize) -> u32 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_usize(me);
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn rocshmemi_gda_model_start(
             })
             .collect();
         let local = Mr { base, len, key, here: base as usize };
-        let mut model = Model::start(me, &cfg, local, &peers)?;
+        let mut model = Model::start(me, &cfg, local, &[], &peers)?;
         // SAFETY: checked non-null above.
         unsafe { *qps = model.descriptors() };
         *slot = Some(model);

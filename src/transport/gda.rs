@@ -140,7 +140,7 @@ impl Gda {
         }
         let reg_base = heap.device_base(me);
         let reg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
-        let key = crate::backend::gda::hooks::fresh_key(me);
+        let key = crate::backend::gda::model::fresh_key(me);
         // The model's endpoint: the registration (queue pair numbers, LIDs and GIDs are a NIC's).
         let ep = Endpoint {
             qpn: 0,

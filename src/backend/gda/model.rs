@@ -637,6 +637,15 @@ fn atomic(p: *mut u8, size: u32, w: &rocshmem_gda_wqe_desc) -> u64 {
     }
 }
 
+/// A registration key no other PE is likely to use (keys are checked by the model like rkeys).
+pub(crate) fn fresh_key(me: usize) -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(me);
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    (h.finish() as u32) | 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

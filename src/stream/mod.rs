@@ -37,6 +37,16 @@ pub unsafe fn enqueue(rt: &Runtime, call: &'static str, stream: *mut c_void, wor
     if platform == Platform::Host {
         return host::enqueue(call, stream as usize, work);
     }
+    // RO on a GPU: stream_gpu_test hangs there (docs/gpu-results.md, 2026-12-02), so the calls
+    // are refused with a line instead of a hang until that is diagnosed on a GPU.
+    #[cfg(feature = "mpi")]
+    if rt.net.ro().is_some() {
+        return Err(Error::Unsupported(format!(
+            "the stream-ordered calls with ROCSHMEM_BACKEND=ro on the {} platform are not supported yet (a \
+             stream test hangs there, docs/gpu-results.md): use the device API on a kernel, or the IPC backend",
+            platform.name()
+        )));
+    }
     if host::is_queue(stream as usize) {
         return Err(Error::invalid(format!(
             "stream {stream:p} is a host-platform queue (rocshmem_host_stream_create), but this process runs the {} \

@@ -243,6 +243,7 @@ ROCSHMEM_DEV_INLINE void order(const rocshmem_device_state *s, bool quiet) {
 }
 
 ROCSHMEM_ROUTED void order_routed(rocshmem_ctx_t ctx, bool quiet) { order(ctx_entry(ctx)->state, quiet); }
+ROCSHMEM_ROUTED void order_routed(const rocshmem_device_state *s, bool quiet) { order(s, quiet); }
 
 /** fence (`quiet` false) or quiet of context `ctx`, on its remote transports. */
 ROCSHMEM_DEV_INLINE void order(rocshmem_ctx_t ctx, bool quiet) {
@@ -254,7 +255,12 @@ template <Grp G>
 ROCSHMEM_DEV_INLINE void complete(const rocshmem_device_state *s) {
   if (!remote_active()) return;
   grp_sync<G>();
-  if (grp_rank<G>() == 0) order(s, true);
+  if (grp_rank<G>() == 0) order_routed(s, true);
+}
+
+/** Arrival at a barrier member that GDA reaches: a NIC atomic add of one on its `flag`. */
+ROCSHMEM_ROUTED void signal_flag_routed(const rocshmem_device_state *s, int world, uint64_t *flag) {
+  gda::signal_flag(s->gda, world, flag);
 }
 
 // ---- Teams: barriers and the collectives' data movement ----

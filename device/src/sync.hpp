@@ -46,8 +46,9 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
     if (i == t.me) continue;
     if (s != nullptr && route::active(ROCSHMEM_FAST_GDA) && s->peer_route[t.start + i * t.stride] == ROCSHMEM_ROUTE_GDA) {
       // A member GDA reaches: a NIC atomic on its flag (at this PE's offset of the slot).
-      gda::signal_flag(s->gda, t.start + i * t.stride,
-                       reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
+      // (Out of line, like every transport path: the IPC barrier stays small.)
+      route::signal_flag_routed(s, t.start + i * t.stride,
+                                reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
       continue;
     }
     uint64_t *flag =

@@ -11,8 +11,8 @@
 #   check_examples.sh <prefix> <work dir> ["gfx90a;gfx908"] [examples' arches | none]
 # The fourth argument narrows the examples project to fewer arches, or skips it (`none`): each
 # program's device link optimises the whole device library once per arch (about 25 s per program
-# and arch with clang 21), so CI builds the project for one arch per toolchain and checks the link
-# lines for all of them.
+# and arch with clang 21), so CI builds the project for gfx942 alone with today's ROCm and skips it
+# with HIP 5.2, and checks the link lines for every arch.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -63,7 +63,8 @@ for a in $(echo "$project_arches" | tr ';' ' '); do
   done
 done
 
-echo "amd-examples: 7 programs with code objects for $project_arches, device glue exported; module code objects OK"
+[ $fail -ne 0 ] ||
+  echo "amd-examples: 7 programs with code objects for $project_arches, device glue exported; module code objects OK"
 fi
 
 # Upstream's own link lines, by hand, with nothing of ours added: the tile examples (which

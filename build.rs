@@ -82,6 +82,7 @@ fn main() {
         .include(root.join("include"))
         .include(root.join("device/include"))
         .file(root.join("src/cxx/shim_core.cpp"))
+        .file(root.join("src/cxx/gda_host.cpp"))
         .file(root.join("src/cxx/gen/shim.cpp"))
         .file(root.join("src/cxx/gen/shim_v2.cpp"))
         .file(root.join("device/platform/host_launcher.cpp"))

@@ -8,8 +8,9 @@
 # Pipeline, per architecture (upstream's cmake/DeviceBitcode.cmake, for CUDA):
 #   clang++ -x cuda --cuda-device-only --cuda-gpu-arch=sm_XX -fgpu-rdc -emit-llvm
 #           -O3 -Xclang -disable-llvm-passes        every device/gen/*.cpp (bitcode_api.cpp
-#                                                   holds the 578 extern "C" entry points) and
-#                                                   device/src/gpu_globals.cpp (the 3 globals)
+#           -DROCSHMEM_DEVICE_BITCODE               holds the 578 extern "C" entry points) and
+#                                                   device/src/gpu_globals.cpp (the 3 globals);
+#                                                   the define inlines route.hpp's routed paths
 #   llvm-link                                       one module
 #   opt -O3                                         optimised once, as a whole
 # -> ${STAGE_LIB}/librocshmem_device_sm_XX.bc, installed to lib/.
@@ -108,7 +109,7 @@ else()
 endif()
 set(ROCSHMEM_BITCODE_COMPILE_FLAGS
     -x cuda --cuda-device-only -nocudalib ${_rbc_cuda_flags} -fgpu-rdc -std=c++17
-    -O3 -Xclang -disable-llvm-passes -emit-llvm
+    -O3 -Xclang -disable-llvm-passes -emit-llvm -DROCSHMEM_DEVICE_BITCODE
     CACHE INTERNAL "clang flags of the device bitcode (without --cuda-gpu-arch)")
 set(_rbc_includes -I${_rbc_root}/include/rocshmem/compat -I${_rbc_root}/include -I${_rbc_device_dir}/include)
 

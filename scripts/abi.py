@@ -327,6 +327,13 @@ def compare(listed, rows):
     return removed, changed, added, now
 
 
+def optional(key):
+    """A weak symbol: an inline function of a header (or a variable GPU programs may define) that
+    the compiler emits or not depending on its inlining; every program that uses one emits its own
+    copy, so its absence breaks nothing (the Debian symbols file marks these `(optional)`)."""
+    return key[0].startswith("weak-")
+
+
 def show(key, readable=""):
     return f"{key[0]} {key[1]}" + (f"  ({readable})" if readable else "")
 
@@ -381,7 +388,9 @@ def cmd_check(args):
                         f"a new list (scripts/abi.py update)")
     removed, changed, added, now = compare(listed, rows)
     for key in removed:
-        problems.append(f"ABI break: {show(key, listed[key][2])} is no longer provided (since {listed[key][0]})")
+        if not optional(key):
+            problems.append(f"ABI break: {show(key, listed[key][2])} is no longer provided (since {listed[key][0]})")
+    gone = [key for key in removed if optional(key)]
     for key, old, new in changed:
         problems.append(f"ABI break: {show(key, now[key][1])} changed: was `{old}`, now `{new}`")
     for p in problems:
@@ -396,7 +405,13 @@ def cmd_check(args):
               f"(they are listed as new in {cargo_version()})")
     n_sym = sum(1 for k, *_ in rows if k in SYMBOL_KINDS)
     n_decl = sum(1 for k, _, d, _ in rows if k in SYMBOL_KINDS and d != "-")
-    if problems or added:
+    if gone:
+        print(f"abi: {len(gone)} optional (weak) entries are no longer emitted (not a break: programs that "
+              "use an inline function emit their own copy):")
+        for key in gone:
+            print(f"  - {show(key, listed[key][2])}")
+        print(f"abi: FAIL: run `scripts/abi.py update --build {args.build}` and commit abi/librocshmem.abi")
+    if problems or added or gone:
         return 1
     print(f"abi: ok: {so}, {n_sym} exported symbols ({n_decl} with their declaration), "
           f"{len(rows) - n_sym} types, enum values and constants; versions agree ({cargo_version()})")
@@ -417,8 +432,12 @@ def cmd_update(args):
         print(f"abi: REMOVED {show(key, listed[key][2])}")
     for key, old, new in changed:
         print(f"abi: CHANGED {show(key, now[key][1])}: `{old}` -> `{new}`")
-    if (removed or changed) and not args.accept_break:
-        die(f"{len(removed)} removed and {len(changed)} changed entries break the ABI of {so}: restore them, "
+    for key in removed:
+        if optional(key):
+            print(f"abi: optional entry no longer emitted: {show(key, listed[key][2])}")
+    breaks = [key for key in removed if not optional(key)]
+    if (breaks or changed) and not args.accept_break:
+        die(f"{len(breaks)} removed and {len(changed)} changed entries break the ABI of {so}: restore them, "
             "or move to a new major (Cargo.toml's version; docs/packaging.md), or, for a deliberate fix "
             "before a release, rerun with --accept-break and say why in the commit")
     for key in added:

@@ -6,6 +6,7 @@
 #   noipc   ROCSHMEM_DISABLE_MIXED_IPC=1, 2 PEs: every peer through the proxies and MPI;
 #   mixed   2 PEs on one node: peers mapped, atomics through the proxies;
 #   nodes2  4 PEs as two pretend nodes (ctests/ro/pretend_nodes.sh).
+# Then the stream-ordered test (stream_gpu_test) in noipc and nodes2.
 # PEs take GPU local-rank % GPU count, so one GPU runs every PE of the job. The heaps are host
 # memory, so PEs sharing a GPU need no MPS; with fewer GPUs than PEs the MPS control daemon is
 # still started for the run (scripts/gpu-common.sh: kernels of the PEs run concurrently instead of
@@ -94,5 +95,17 @@ for p in $HOST_PROGRAMS; do
     run "$p" $c "$exe"
   done
 done
+echo "== stream-ordered calls (kernels, the copy engine, graphs)"
+# Every peer through the proxies (noipc) and two pretend nodes: a *_on_stream call to a peer this
+# PE does not map must take the kernel path, at every size (the copy engine cannot reach it).
+exe=$(find "$BUILD" -name stream_gpu_test -type f -perm -u+x | head -1)
+if [ -z "$exe" ]; then
+  echo "| stream_gpu_test | - | - | NOT BUILT | - |" | tee -a "$TABLE"; fails=$((fails + 1))
+else
+  for c in "noipc 2" "nodes2 4"; do
+    # shellcheck disable=SC2086
+    run stream_gpu_test $c "$exe"
+  done
+fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -104,7 +104,7 @@ done
 find "$STAGE" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.sh' ! -name '*.py' \
   -exec strip --strip-debug {} + 2>/dev/null || true
 echo "staged: $(du -sm "$STAGE" | cut -f1) MiB, $(find "$STAGE" -type f | wc -l) files; compressing"
-tar -C "$STAGE" -cf - . | xz -T0 -6 >"$BUNDLE/bundle.tar.xz"
+tar -C "$STAGE" -cf - . | xz -T0 -9 >"$BUNDLE/bundle.tar.xz"
 rm -rf "$STAGE"
 {
   echo "build=$BUILD"

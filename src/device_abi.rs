@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 /// Version of the layouts below.
-pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 5;
+pub const ROCSHMEM_DEVICE_ABI_VERSION: u32 = 7;
 /// `magic` of a live team entry ("TEAM").
 pub const ROCSHMEM_TEAM_MAGIC: u32 = 0x5445_414d;
 /// `magic` of a live context entry ("CTX!").
@@ -91,7 +91,24 @@ pub struct rocshmem_device_state {
     pub ctx_pool_len: i32,
     /// RO backend: the command queues the host proxy serves; NULL on the IPC backend.
     pub ro: *mut rocshmem_ro_device,
+    /// `peer_route[p]`: the transport of puts, gets and signals' data to world PE `p`, a
+    /// `ROCSHMEM_ROUTE_*` value (`n_pes` bytes). Read by device code only when
+    /// `rocshmem_device_fast::flags` has a [`ROCSHMEM_FAST_REMOTE`] bit.
+    pub peer_route: *const u8,
+    /// `amo_route[p]`: the transport of atomics (and signal updates) to world PE `p` (`n_pes`
+    /// bytes). With RO every atomic goes through the proxy, with GDA too once some peer is GDA:
+    /// MPI and NIC atomics are atomic only among themselves.
+    pub amo_route: *const u8,
+    /// GDA backend: the queue pairs device threads post to; NULL when GDA does not run.
+    pub gda: *mut rocshmem_gda_device,
 }
+
+/// `rocshmem_device_state::peer_route` / `amo_route`: load/store to the peer's mapped heap.
+pub const ROCSHMEM_ROUTE_IPC: u8 = 0;
+/// The RO backend's proxy (MPI).
+pub const ROCSHMEM_ROUTE_RO: u8 = 1;
+/// GPU-initiated RDMA through the device's queue pairs (docs/gda.md).
+pub const ROCSHMEM_ROUTE_GDA: u8 = 2;
 
 /// Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
 /// before the per-peer flag words.
@@ -114,7 +131,8 @@ pub struct rocshmem_device_fast {
     pub n_pes: i32,
     /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
     pub n_bases: i32,
-    /// [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+    /// One bit per active transport other than IPC ([`ROCSHMEM_FAST_RO`], [`ROCSHMEM_FAST_GDA`]);
+    /// 0: every operation is IPC, and device code reads no route table.
     pub flags: i32,
     /// The default context's entry (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`): a context that is this
     /// one, or NULL, addresses world PEs without reading its entry.
@@ -150,6 +168,30 @@ impl Default for rocshmem_device_fast {
 
 /// `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
 pub const ROCSHMEM_FAST_RO: i32 = 1;
+/// `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
+pub const ROCSHMEM_FAST_GDA: i32 = 2;
+/// `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
+/// of the device state decide each operation (device code tests this mask once per operation).
+pub const ROCSHMEM_FAST_REMOTE: i32 = ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA;
+
+/// The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.
+/// Which peers GDA carries is in the state's route tables (`ROCSHMEM_ROUTE_GDA`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct rocshmem_gda_device {
+    /// `rocshmem_gda_qp` descriptors (gda_abi.h): queue pair `q` to world PE `p` is entry
+    /// `p * qps_per_pe + q`.
+    pub qps: *mut core::ffi::c_void,
+    pub n_pes: i32,
+    pub qps_per_pe: i32,
+    /// Registered 8-byte words where fetching atomics and `g` receive their value (key
+    /// `fetch_lkey`), `n_fetch` of them (a power of two); a thread claims word `i` by setting
+    /// `fetch_busy[i]` from 0 to 1 and frees it after reading.
+    pub fetch: *mut u64,
+    pub fetch_busy: *mut u32,
+    pub n_fetch: u32,
+    pub fetch_lkey: u32,
+}
 
 // ---------------------------------------------------------------------------------------------
 // RO backend (reverse offload): device code hands operations on PEs it cannot reach by
@@ -320,4 +362,5 @@ const _: () = assert!(std::mem::size_of::<rocshmem_ro_device>() == 24);
 const _: () = assert!(std::mem::size_of::<rocshmem_device_fast>() == 48 + 8 * ROCSHMEM_FAST_PES);
 const _: () = assert!(std::mem::size_of::<rocshmem_team_device>() == 32);
 const _: () = assert!(std::mem::size_of::<rocshmem_ctx_device>() == 32);
-const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 104);
+const _: () = assert!(std::mem::size_of::<rocshmem_device_state>() == 128);
+const _: () = assert!(std::mem::size_of::<rocshmem_gda_device>() == 40);

@@ -177,7 +177,7 @@ env_table! {
     init_on_demand: Bool = "ROCSHMEM_INIT_ON_DEMAND", default "0", range "", "bootstrap",
         "Extension: a call that needs the library before rocshmem_init (rocshmem_my_pe, rocshmem_malloc, ...) initialises it as rocshmem_init() would, as rocSHMEM 2.x did; 0: that call fails and says so once.";
     gda_provider: Text = "ROCSHMEM_GDA_PROVIDER", default "", range "", "gda",
-        "GDA: NIC family to use: mlx5, bnxt, ionic (or pensando); empty picks the NIC nearest the GPU (this build posts to mlx5 only).";
+        "GDA: NIC family to use: mlx5, bnxt, ionic (or pensando); empty picks the NIC nearest the GPU (this build posts to mlx5 only); model: the NIC model of the host platform (development and tests; the only provider ROCSHMEM_BACKEND=gda runs with in this build).";
     use_ib_hca: Text = "ROCSHMEM_USE_IB_HCA", default "", range "", "gda",
         "GDA: the NIC this PE uses (e.g. mlx5_0, or mlx5_0:1 for a port); disables the choice by PCIe distance.";
     hca_list: Text = "ROCSHMEM_HCA_LIST", default "", range "", "gda",
@@ -185,9 +185,9 @@ env_table! {
     gda_sq_size: Int = "ROCSHMEM_GDA_SQ_SIZE", default "1024", range "128..=32768", "gda",
         "GDA: send queue depth in 64-byte WQE blocks (a power of two, 128 to 32768).";
     gda_num_qps_per_pe_default_ctx: Int = "ROCSHMEM_GDA_NUM_QPS_PER_PE_DEFAULT_CTX", default "1", range "1..=64", "gda",
-        "GDA: queue pairs per peer for the default context.";
+        "GDA: queue pairs per peer for the default context (read; this build builds one per peer, shared by every context).";
     gda_num_qps_per_pe_usr_ctx: Int = "ROCSHMEM_GDA_NUM_QPS_PER_PE_USR_CTX", default "1", range "1..=64", "gda",
-        "GDA: queue pairs per peer for each user context.";
+        "GDA: queue pairs per peer for each user context (read; this build builds one per peer, shared by every context).";
     gda_traffic_class: Int = "ROCSHMEM_GDA_TRAFFIC_CLASS", default "0", range "0..=255", "gda",
         "GDA: traffic class of the queue pairs on an Ethernet (RoCE) link; the DSCP is its upper 6 bits.";
     gda_service_level: Int = "ROCSHMEM_GDA_SERVICE_LEVEL", default "0", range "0..=15", "gda",

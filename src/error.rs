@@ -45,6 +45,9 @@ pub enum Error {
     /// The operation exists upstream but needs something this build or platform lacks; the text
     /// says what (for example a GPU runtime).
     Unsupported(String),
+    /// A GDA queue pair failed (an error completion, or it was stopped); the text names the
+    /// peer, the side (host or device) and the NIC's syndrome.
+    Gda(String),
     /// Another PE failed (or the job was stopped) and this PE cannot go on; the text names that
     /// PE and its reason.
     PeerFailed(String),
@@ -113,6 +116,7 @@ impl fmt::Display for Error {
             Error::Mpi(s) => write!(f, "MPI: {s}"),
             Error::Gpu(s) => write!(f, "GPU runtime: {s}"),
             Error::Unsupported(s) => write!(f, "not supported here: {s}"),
+            Error::Gda(s) => write!(f, "GDA: {s}"),
             Error::PeerFailed(s) => write!(f, "{s}"),
         }
     }

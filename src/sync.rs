@@ -159,13 +159,28 @@ impl SyncState {
     /// Dissemination barrier over `set` on synchronisation slot `slot`. Completes every store
     /// this PE made before it (to any PE) before any member leaves.
     pub fn barrier(&self, heap: &SymmetricHeap, set: PeSet, slot: usize) -> Result<()> {
+        self.barrier_with(heap, set, slot, |to| {
+            self.signal(heap, slot, to);
+            Ok(())
+        })
+    }
+
+    /// [`Self::barrier`] with the signal to a PE sent by `signal` (a transport that does not map
+    /// the peer: the GDA transport's NIC atomic on the peer's counter for this PE).
+    pub fn barrier_with(
+        &self,
+        heap: &SymmetricHeap,
+        set: PeSet,
+        slot: usize,
+        mut signal: impl FnMut(usize) -> Result<()>,
+    ) -> Result<()> {
         let me = heap.my_pe;
         let idx = set.member_index(me)?;
         fence(Ordering::SeqCst);
         let n = set.size;
         let mut d = 1;
         while d < n {
-            self.signal(heap, slot, set.pe((idx + d) % n));
+            signal(set.pe((idx + d) % n))?;
             self.wait_signal(heap, slot, set.pe((idx + n - d) % n))?;
             d <<= 1;
         }

@@ -116,6 +116,38 @@ def functions(asm):
     return out
 
 
+CALL_TARGET = re.compile(r"^\s*s_add_u32\s+\w+,\s*\w+,\s*([A-Za-z_]\w*)@rel32@lo")
+CALL = re.compile(r"^\s*s_swappc_b64\b|^\s*s_setpc_b64\s+s\[(?!30:31\])")
+
+
+FORWARDED = "_ZN8rocshmem6device"
+
+
+def expand(name, funcs, stack=()):
+    """`name`'s instructions with each direct call (s_swappc_b64, or the tail call s_setpc_b64
+    to an address made by s_getpc + s_add_u32 <function>@rel32@lo) of a C++ API function
+    (rocshmem::device::..., the prefix FORWARDED) replaced by the callee's instructions, labels
+    renamed per copy: what a thread executes on the IPC path of the entry point, in order. (An
+    extern "C" entry point may call its C++ function rather than inline it, as
+    rocshmem_barrier_all does since the GDA route made it larger.) Calls into the RO and GDA
+    routes (rocshmem::dev::ro / gda, out of line by design) are not followed: their queues are
+    this GPU's own memory, ordered at agent scope, and outside what this check is about."""
+    out, target, copy = [], None, 0
+    for line in funcs[name]:
+        m = CALL_TARGET.match(line)
+        if m and m.group(1) in funcs and m.group(1).startswith(FORWARDED):
+            target = m.group(1)
+        if CALL.match(line) and target is not None and target not in stack and len(stack) < 8:
+            copy += 1
+            tag = f"__{len(stack)}_{copy}"
+            out += [re.sub(r"(\.LBB\w+)", lambda x: x.group(1) + tag, l)
+                    for l in expand(target, funcs, stack + (name,))]
+            target = None
+            continue
+        out.append(line)
+    return out
+
+
 def loops(body):
     """[(start, end)] index ranges of the loops: a branch back to a label above it."""
     where = {}
@@ -243,6 +275,17 @@ def self_test():
         ("release_before_signal", [l for l in signal_ok if not l.startswith("s_waitcnt")], False),
         ("has_atomic", ["flat_store_dword v[0:1], v2"], False),
     ]
+    # A call is checked as the callee's code at the call site: a fence in the callee counts, one
+    # missing from it fails, and the callee's loop labels do not clash with the caller's.
+    callee = FORWARDED + "4fooEv"
+    funcs = {callee: poll_ok + fence_ok + ["s_setpc_b64 s[30:31]"],
+             "entry": ["s_getpc_b64 s[0:1]", f"s_add_u32 s0, s0, {callee}@rel32@lo+4",
+                       f"s_addc_u32 s1, s1, {callee}@rel32@hi+12", "s_setpc_b64 s[0:1]"],
+             "entry2": [".LBB0_1:", "s_getpc_b64 s[0:1]", f"s_add_u32 s0, s0, {callee}@rel32@lo+4",
+                        "s_swappc_b64 s[30:31], s[0:1]", "s_cbranch_vccz .LBB0_1"]}
+    cases += [("fence", expand("entry", funcs), True), ("poll", expand("entry", funcs), True),
+              ("poll", expand("entry2", funcs), True),
+              ("fence", funcs["entry"], False)]
     for want, body, ok in cases:
         got = not check("self-test", body, [want], "gfx942")
         if got != ok:
@@ -272,7 +315,7 @@ def main():
                                  check=True, capture_output=True, text=True).stdout
         funcs = functions(asm)
         for name, wants in CHECKS.items():
-            body = funcs.get(name)
+            body = expand(name, funcs) if name in funcs else None
             if body is None:
                 print(f"amd-isa: FAIL: {arch}: {name} was not code-generated")
                 fail = 1

@@ -445,13 +445,13 @@ void t_shmem_ptr() {
   dt::dev_zero(buf, words * sizeof(int));
   const uint64_t salt = dt::next_salt();
   // The PEs this PE maps, as the host API sees them: every PE on the IPC backend; under the
-  // RO backend the PEs of its node (ROCSHMEM_BOOTSTRAP_HOSTID), or itself alone with
+  // RO and GDA backends the PEs of its node (ROCSHMEM_BOOTSTRAP_HOSTID), or itself alone with
   // ROCSHMEM_DISABLE_MIXED_IPC=1. The device must agree.
   uint64_t mapped = 0;
   for (int pe = 0; pe < dt::npes; ++pe)
     if (rocshmem_ptr(buf, pe) != nullptr) mapped |= uint64_t(1) << pe;
   const char *backend = getenv("ROCSHMEM_BACKEND");
-  const bool ro = backend != nullptr && strcmp(backend, "ro") == 0;
+  const bool ro = backend != nullptr && (strcmp(backend, "ro") == 0 || strcmp(backend, "gda") == 0);
   dt::checkf(ro || mapped == (dt::npes >= 64 ? ~uint64_t(0) : (uint64_t(1) << dt::npes) - 1),
              "host rocshmem_ptr: every PE is mapped on the IPC backend (mask %#llx)", (unsigned long long)mapped);
   dt::checkf((mapped >> dt::me) & 1, "host rocshmem_ptr: this PE maps itself");

@@ -10,6 +10,10 @@
 //   wrap    > 65536 WQEBBs on one queue pair (the 16-bit counters and the 128-block ring wrap)
 //   errors  an injected error CQE, a remote access error, a local protection error: the
 //           statuses, which data landed, no thread left waiting; then a reset
+//   routed-errors  (run alone, under ROCSHMEM_BACKEND=gda ROCSHMEM_GDA_PROVIDER=model
+//           ROCSHMEM_DISABLE_MIXED_IPC=1: ctests/gda/routed_errors.sh) a device rocshmem_putmem
+//           of 64 bytes from a thread's stack (not registered) to the next PE: nothing lands
+//           (neither it nor the put after it), and the host's rocshmem_quiet reports it
 // usage: rocshmem-run -n N gda_model_test [-z threads per work-group (2 work-groups)] [-t phase,...]
 #include <rocshmem/rocshmem.hpp>
 #include <rocshmem/host_kernel.hpp>
@@ -540,6 +544,30 @@ static void phase_errors() {
   stop();
 }
 
+// ---- routed-errors (the backend routed by init) -----------------------------------------
+
+static void k_routed_errors() {
+  if (pf::block_id() != 0 || pf::thread_id() != 0) return;
+  uint8_t stack[64];
+  fill(stack, sizeof stack, me, 0, 77);
+  const int next = (me + 1) % npes;
+  rocshmem_putmem(dst, stack, sizeof stack, next);     // unregistered source: local protection error
+  rocshmem_putmem(dst + 64, src, 64, next);            // after it on the failed queue pair: flushed
+}
+
+static void phase_routed_errors() {
+  phase = "routed-errors";
+  memset(dst, 0, 128);
+  fill(src, 64, me, 0, 78);
+  rocshmem_barrier_all();
+  launch(k_routed_errors, 1, 1);
+  rocshmem_quiet();  // reports the device queue pair's error (one line on stderr)
+  rocshmem_barrier_all();
+  size_t landed = 0;
+  for (size_t i = 0; i < 128; ++i) landed += dst[i] != 0;
+  CHECK(landed == 0, "routed-errors: %zu byte(s) of the failed puts landed", landed);
+}
+
 // ---- main -------------------------------------------------------------------------------
 
 int main(int argc, char **argv) {
@@ -581,6 +609,7 @@ int main(int argc, char **argv) {
   if (has("full")) phase_full();
   if (has("wrap")) phase_wrap();
   if (has("errors")) phase_errors();
+  if (has("routed-errors")) phase_routed_errors();
   rocshmem_barrier_all();
   tu_failures += __atomic_load_n(&kfails, __ATOMIC_RELAXED);
   rocshmem_finalize();

@@ -125,7 +125,7 @@ static inline int hu_count_lines(const char *s) {
 
 /* The placement a test may expect (the RO tests, ctests/ro, run these programs on pretend
  * nodes): PE p is on node p / PES_PER_NODE (unset: every PE on one node). Under
- * ROCSHMEM_BACKEND=ro with ROCSHMEM_DISABLE_MIXED_IPC=1 a PE maps only itself. */
+ * ROCSHMEM_BACKEND=ro or gda with ROCSHMEM_DISABLE_MIXED_IPC=1 a PE maps only itself. */
 static inline int hu_pes_per_node(int n) {
   const char *s = getenv("PES_PER_NODE");
   int k = s ? atoi(s) : 0;
@@ -140,7 +140,7 @@ static inline int hu_node_size(int pe, int n) {
 static inline int hu_mapped(int me, int pe, int n) {
   const char *b = getenv("ROCSHMEM_BACKEND"), *d = getenv("ROCSHMEM_DISABLE_MIXED_IPC");
   if (pe == me) return 1;
-  if (b && strcmp(b, "ro") == 0 && d && atoi(d) != 0) return 0;
+  if (b && (strcmp(b, "ro") == 0 || strcmp(b, "gda") == 0) && d && atoi(d) != 0) return 0;
   return hu_node_start(me, n) == hu_node_start(pe, n);
 }
 

@@ -57,13 +57,15 @@ if [ -f "$work/prefix/lib/librocshmem_device.a" ]; then
   # for the arches $ROCSHMEM_HIP_ARCHES.
   arches=${ROCSHMEM_HIP_ARCHES:-gfx90a;gfx908}
   # shellcheck disable=SC2086
-  $ROCSHMEM_HIP_RUN "$here/../amd/check_examples.sh" "$work/prefix" "$work/hip-examples" "$arches"
+  $ROCSHMEM_HIP_RUN "$here/../amd/check_examples.sh" "$work/prefix" "$work/hip-examples" "$arches" \
+    "${ROCSHMEM_HIP_EXAMPLE_ARCHES:-$arches}"
   # shellcheck disable=SC2086
   $ROCSHMEM_HIP_RUN "$here/../amd/check_consumer_hip.sh" "$work/prefix" "$work/hip-consumer" "$arches"
   # Another toolchain's device library over the same host library ($ROCSHMEM_HIP_OLD_AMD_DIR:
   # the products of scripts/check-amd.sh, e.g. Debian 12's HIP 5.2), staged into a copy of the
   # install as the build stages its own (cmake/stage_amd.cmake), and the HIP examples built
-  # against that copy with this machine's hipcc for $ROCSHMEM_HIP_OLD_ARCHES.
+  # against that copy with this machine's hipcc for $ROCSHMEM_HIP_OLD_ARCHES (upstream's link
+  # lines only with ROCSHMEM_HIP_OLD_EXAMPLES=none: the examples project is the same code).
   if [ -n "${ROCSHMEM_HIP_OLD_AMD_DIR:-}" ]; then
     old="$work/prefix-old"
     cp -a "$work/prefix" "$old"
@@ -75,6 +77,8 @@ if [ -f "$work/prefix/lib/librocshmem_device.a" ]; then
       -DAMD_DIR="$(cd "$ROCSHMEM_HIP_OLD_AMD_DIR" && pwd)" -DAR="$ar" -DOBJCOPY="${objcopy:-objcopy}" \
       -DOUT_CMAKE="$old/lib/cmake/rocshmem/rocshmem-amd.cmake" -P "$here/../../cmake/stage_amd.cmake" >/dev/null
     rm -f "$old/lib/.librocshmem-core.a"
-    "$here/../amd/check_examples.sh" "$old" "$work/hip-examples-old" "${ROCSHMEM_HIP_OLD_ARCHES:-gfx90a;gfx908}"
+    old_arches=${ROCSHMEM_HIP_OLD_ARCHES:-gfx90a;gfx908}
+    "$here/../amd/check_examples.sh" "$old" "$work/hip-examples-old" "$old_arches" \
+      "${ROCSHMEM_HIP_OLD_EXAMPLES:-$old_arches}"
   fi
 fi

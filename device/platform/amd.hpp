@@ -156,6 +156,10 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
     __builtin_amdgcn_s_sleep(127);
 }
 
+// ---- trap -------------------------------------------------------------------------------
+/** Stops the kernel (an error the launch reports) on a state device code cannot go on from. */
+[[noreturn]] ROCSHMEM_DEV_INLINE void trap() { __builtin_trap(); }
+
 // ---- clock ------------------------------------------------------------------------------
 /** The constant 100 MHz "real time" counter (CDNA, RDNA), in ns. */
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {

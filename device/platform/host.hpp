@@ -140,6 +140,10 @@ ROCSHMEM_DEV_INLINE void park(const uint64_t *word, uint64_t seen, uint32_t roun
 }
 ROCSHMEM_DEV_INLINE void unpark(const uint64_t *word) { host::unpark(word); }
 
+// ---- trap -------------------------------------------------------------------------------
+/** Stops the kernel (here: the process) on a state device code cannot go on from. */
+[[noreturn]] ROCSHMEM_DEV_INLINE void trap() { __builtin_trap(); }
+
 // ---- clock ------------------------------------------------------------------------------
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {
   struct timespec ts;

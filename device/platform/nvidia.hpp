@@ -255,6 +255,13 @@ ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
 
+// ---- trap -------------------------------------------------------------------------------
+/** Stops the kernel (an error the launch reports) on a state device code cannot go on from. */
+[[noreturn]] ROCSHMEM_DEV_INLINE void trap() {
+  asm volatile("trap;");
+  __builtin_unreachable();
+}
+
 // ---- clock ------------------------------------------------------------------------------
 /** %globaltimer: nanoseconds (updated every ~1 us on most GPUs). */
 ROCSHMEM_DEV_INLINE uint64_t clock_ns() {

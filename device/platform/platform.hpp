@@ -40,6 +40,7 @@
  *                     a thread of this process changes and then unparks; host: a futex
  *                     (the waiter sleeps until woken); GPU: backoff(round) / nothing.
  *  clock              clock_ns(): a monotonic nanosecond clock.
+ *  trap               trap(): stops the kernel (host: the process); for states that cannot be.
  *  platform id        kPlatform (0 host, 1 amd, 2 nvidia, as rocshmem_device_state::platform)
  *
  * Macros: ROCSHMEM_DEV (declares a device function: __device__ on GPUs, nothing on host),
@@ -49,7 +50,7 @@
  *
  * What a platform header provides: the macros above (but ROCSHMEM_GPU_DEVICE_PASS), kPlatform,
  * the ids, sync but wg_broadcast (host: all), fences, load_readonly, backoff, park/unpark (host
- * only), clock_ns, and five atomic primitives in namespace detail, for 32- and 64-bit words,
+ * only), clock_ns, trap, and five atomic primitives in namespace detail, for 32- and 64-bit words,
  * O already valid for them:
  *   load<S,O>(p) (O relaxed or acquire)  store<S,O>(p,v) (O relaxed or release)
  *   rmw<S,O,Rmw>(p,v) -> old value       red_add<S,O>(p,v) (no result)  cas<S,O>(p,e,d) -> old

@@ -11,7 +11,7 @@
 #define ROCSHMEM_DEVICE_AMO_HPP
 
 #include "common.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -53,33 +53,32 @@ template <class T, AmoOp OP>
 ROCSHMEM_DEV_INLINE T amo(rocshmem_ctx_t ctx, T *dest, T value, T cond, int pe) {
   using W = typename Word<T>::type;
   using namespace platform;
-  if (ro::active()) {
-    // Every atomic goes through the proxy: MPI atomics are atomic only among themselves.
-    constexpr bool fetching = !(OP == AmoOp::set || OP == AmoOp::inc || OP == AmoOp::add || OP == AmoOp::and_ ||
-                                OP == AmoOp::or_ || OP == AmoOp::xor_);
-    uint64_t v = 0, c = 0;
-    __builtin_memcpy(&v, &value, sizeof(T));
-    __builtin_memcpy(&c, &cond, sizeof(T));
-    uint64_t r = ro::amo(ctx, uint8_t(OP), dest, v, c, sizeof(T), ctx_world_pe(ctx_entry(ctx), pe), fetching);
-    return from_word<T>(W(r));
-  }
-  W *w = reinterpret_cast<W *>(ctx_peer_ptr(ctx, dest, pe));
-  const W v = to_word(value);
-  constexpr Scope S = Scope::system;
-  constexpr Order O = Order::relaxed;
-  W old = 0;
-  if constexpr (OP == AmoOp::fetch) old = atomic_load<S, O>(w);
-  else if constexpr (OP == AmoOp::set) atomic_store<S, O>(w, v);
-  else if constexpr (OP == AmoOp::swap) old = atomic_exchange<S, O>(w, v);
-  else if constexpr (OP == AmoOp::compare_swap) old = atomic_cas<S, O>(w, to_word(cond), v);
-  else if constexpr (OP == AmoOp::inc) atomic_add<S, O>(w, W(1));  // non-fetching: no wait for the old value
-  else if constexpr (OP == AmoOp::add) atomic_add<S, O>(w, v);
-  else if constexpr (OP == AmoOp::fetch_inc) old = atomic_fetch_add<S, O>(w, W(1));
-  else if constexpr (OP == AmoOp::fetch_add) old = atomic_fetch_add<S, O>(w, v);
-  else if constexpr (OP == AmoOp::fetch_and || OP == AmoOp::and_) old = atomic_fetch_and<S, O>(w, v);
-  else if constexpr (OP == AmoOp::fetch_or || OP == AmoOp::or_) old = atomic_fetch_or<S, O>(w, v);
-  else old = atomic_fetch_xor<S, O>(w, v);
-  return from_word<T>(old);
+  // Non-fetching ops need not wait for the old value on a remote transport.
+  constexpr bool fetching = !(OP == AmoOp::set || OP == AmoOp::inc || OP == AmoOp::add || OP == AmoOp::and_ ||
+                              OP == AmoOp::or_ || OP == AmoOp::xor_);
+  uint64_t v64 = 0, c64 = 0;
+  __builtin_memcpy(&v64, &value, sizeof(T));
+  __builtin_memcpy(&c64, &cond, sizeof(T));
+  const uint64_t r = route::amo(ctx, uint8_t(OP), dest, v64, c64, sizeof(T), pe, fetching, [=]() -> uint64_t {
+    W *w = reinterpret_cast<W *>(ctx_peer_ptr(ctx, dest, pe));
+    const W v = to_word(value);
+    constexpr Scope S = Scope::system;
+    constexpr Order O = Order::relaxed;
+    W old = 0;
+    if constexpr (OP == AmoOp::fetch) old = atomic_load<S, O>(w);
+    else if constexpr (OP == AmoOp::set) atomic_store<S, O>(w, v);
+    else if constexpr (OP == AmoOp::swap) old = atomic_exchange<S, O>(w, v);
+    else if constexpr (OP == AmoOp::compare_swap) old = atomic_cas<S, O>(w, to_word(cond), v);
+    else if constexpr (OP == AmoOp::inc) atomic_add<S, O>(w, W(1));  // non-fetching: no wait for the old value
+    else if constexpr (OP == AmoOp::add) atomic_add<S, O>(w, v);
+    else if constexpr (OP == AmoOp::fetch_inc) old = atomic_fetch_add<S, O>(w, W(1));
+    else if constexpr (OP == AmoOp::fetch_add) old = atomic_fetch_add<S, O>(w, v);
+    else if constexpr (OP == AmoOp::fetch_and || OP == AmoOp::and_) old = atomic_fetch_and<S, O>(w, v);
+    else if constexpr (OP == AmoOp::fetch_or || OP == AmoOp::or_) old = atomic_fetch_or<S, O>(w, v);
+    else old = atomic_fetch_xor<S, O>(w, v);
+    return old;
+  });
+  return from_word<T>(W(r));
 }
 
 }  // namespace dev

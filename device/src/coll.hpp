@@ -1,8 +1,10 @@
 /**
  * @file coll.hpp
- * Team collectives at wave and work-group scope over load/store (IPC) transports.
+ * Team collectives at wave and work-group scope: their IPC bodies, and the team's remote
+ * transport (route.hpp) when this PE does not map every member (RO: the proxy runs the
+ * collective with MPI).
  *
- * Every member can read and write every other member's heap, so each collective is one
+ * Over IPC every member can read and write every other member's heap, so each collective is one
  * parallel pass of the calling group's threads between two team barriers:
  *  - entry barrier: the sources are ready and the destinations free on every member;
  *  - the pass: broadcast pulls from the root, fcollect/alltoall(v) push into the peers, and
@@ -20,7 +22,7 @@
 #include "common.hpp"
 #include "numeric.hpp"
 #include "sync.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -44,8 +46,43 @@ ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, si
   return overlap && !(exact_ok && a == b);
 }
 
-/** RO backend and a member only the proxy reaches: the proxy runs the collective with MPI. */
-ROCSHMEM_DEV_INLINE bool by_proxy(const CollCtx &cc) { return ro::active() && cc.t->ro_remote > 0; }
+/** Does the team reach a member only through a remote transport (the collective goes there)? */
+ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return route::team(cc.t) != Route::ipc; }
+
+/**
+ * GDA runs the load/store algorithms below, its moves to a member GDA reaches (world PE `w`:
+ * not mapped here) done with RDMA.
+ */
+ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc, int w) {
+  return route::active(ROCSHMEM_FAST_GDA) && cc.s->peer_route[w] == ROCSHMEM_ROUTE_GDA;
+}
+
+/** Whether GDA carries the data to some member. */
+ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc) {
+  if (!route::active(ROCSHMEM_FAST_GDA)) return false;
+  for (int m = 0; m < cc.t->n_pes; ++m)
+    if (by_gda(cc, world_pe(cc.t, m))) return true;
+  return false;
+}
+
+/** The group copies `bytes` from local `source` to symmetric `to` (this PE's view) on world PE `w`. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void push(rocshmem_ctx_t ctx, const CollCtx &cc, void *to, const void *source, size_t bytes, int w) {
+  if (by_gda(cc, w)) return gda::putmem<G>(ctx, to, source, bytes, w);
+  grp_copy<G>(peer_ptr(cc.s, to, w), source, bytes);
+}
+
+/**
+ * Runs team operation `o` on the team's remote transport and returns true, or false when the
+ * team is IPC (the caller runs the load/store body).
+ */
+template <Grp G>
+ROCSHMEM_DEV_INLINE bool remote_coll(const CollCtx &cc, const route::TeamOp &o) {
+  const Route r = route::team(cc.t);
+  if (r == Route::ipc || r == Route::gda) return false;
+  route::team_op<G>(r, cc.s, cc.t, o);
+  return true;
+}
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, void *dest, const void *source,
@@ -53,11 +90,15 @@ ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, v
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes, source, bytes, true)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_BROADCAST, dest, source, bytes, 0, 0, pe_root);
+  route::TeamOp o{ROCSHMEM_RO_BROADCAST, dest, source, bytes};
+  o.root = pe_root;
+  if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
+  team_sync<G>(cc.s, cc.t, true);
+  if (cc.t->my_pe != pe_root && by_gda(cc, world_pe(cc.t, pe_root))) {
+    gda::getmem<G>(ctx, dest, source, bytes, world_pe(cc.t, pe_root));
+    team_sync<G>(cc.s, cc.t, true);
     return ROCSHMEM_SUCCESS;
   }
-  team_sync<G>(cc.s, cc.t, true);
   const void *from = cc.t->my_pe == pe_root ? source : peer_ptr(cc.s, source, world_pe(cc.t, pe_root));
   if (from != dest) grp_copy<G>(dest, from, bytes);
   team_sync<G>(cc.s, cc.t, true);
@@ -70,17 +111,14 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes * size_t(cc.t->n_pes), source, bytes, false)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_FCOLLECT, dest, source, bytes);
-    return ROCSHMEM_SUCCESS;
-  }
+  if (remote_coll<G>(cc, {ROCSHMEM_RO_FCOLLECT, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes;
   char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
   for (int k = 0; k < n; ++k) {
     // Start with the next member, so that members do not all write to the same peer at once.
     int j = (cc.t->my_pe + k) % n;
-    grp_copy<G>(peer_ptr(cc.s, slot, world_pe(cc.t, j)), source, bytes);
+    push<G>(ctx, cc, slot, source, bytes, world_pe(cc.t, j));
   }
   team_sync<G>(cc.s, cc.t, true);
   return ROCSHMEM_SUCCESS;
@@ -93,16 +131,13 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   if (!cc.t) return ROCSHMEM_ERROR;
   const size_t all = bytes * size_t(cc.t->n_pes);
   if (bad_overlap(dest, all, source, all, false)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALL, dest, source, bytes);
-    return ROCSHMEM_SUCCESS;
-  }
+  if (remote_coll<G>(cc, {ROCSHMEM_RO_ALLTOALL, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n;
     char *to = static_cast<char *>(dest) + size_t(me) * bytes;
-    grp_copy<G>(peer_ptr(cc.s, to, world_pe(cc.t, j)), static_cast<const char *>(source) + size_t(j) * bytes, bytes);
+    push<G>(ctx, cc, to, static_cast<const char *>(source) + size_t(j) * bytes, bytes, world_pe(cc.t, j));
   }
   team_sync<G>(cc.s, cc.t, true);
   return ROCSHMEM_SUCCESS;
@@ -120,11 +155,14 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   (void)dest_nelems;
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    // submit() copies the arguments into the queue's host-visible argument block of the slot.
-    rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
-                               source_displs};
-    ro::team_op<G>(cc.s, cc.t, ROCSHMEM_RO_ALLTOALLV, nullptr, nullptr, 0, ro::dtype<T>(), 0, 0, &args);
+  if (const Route r = route::team(cc.t); r != Route::ipc && r != Route::gda) {
+    // RO: submit() copies the arguments into the queue's host-visible argument block of the slot.
+    const rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
+                                     source_displs};
+    route::TeamOp o{ROCSHMEM_RO_ALLTOALLV};
+    o.dtype = ro::dtype<T>();
+    o.args = &args;
+    route::team_op<G>(r, cc.s, cc.t, o);
     return ROCSHMEM_SUCCESS;
   }
   const int n = cc.t->n_pes, me = cc.t->my_pe;
@@ -134,6 +172,14 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   team_sync<G>(cc.s, cc.t, true);
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n, wj = world_pe(cc.t, j);
+    if (by_gda(cc, wj)) {
+      // Member j's displacement for this PE, read from its scratch (at this PE's offset).
+      uint64_t displ = 0;
+      if (grp_rank<G>() == 0) displ = gda::g(ctx, mine + me, wj);
+      displ = grp_broadcast<G>(displ);
+      gda::putmem<G>(ctx, dest + displ, source + source_displs[j], source_nelems[j] * sizeof(T), wj);
+      continue;
+    }
     const uint64_t *theirs = reinterpret_cast<const uint64_t *>(sync_slot(cc.s, cc.t->slot, wj).scratch);
     T *to = peer_ptr(cc.s, dest + theirs[me], wj);
     grp_copy<G>(to, source + source_displs[j], source_nelems[j] * sizeof(T));
@@ -142,15 +188,77 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   return ROCSHMEM_SUCCESS;
 }
 
-/** out[i] = op over members m of src_m[offset + i], for i < count, split over the group. */
+/**
+ * out[i] = op over members m of src_m[offset + i], for i < count, split over the group.
+ * Each thread takes kCombineBatch elements a pass, so that a member's loads are in flight
+ * together (and the next member's are issued before the first are combined) instead of one
+ * load latency per element; members are still combined in index order, so every PE gets the
+ * same bits. The team's fields are read once: `out` is a plain pointer, and a store through
+ * it would otherwise make the compiler read them again for every element.
+ */
 template <class T, Op OP, Grp G>
 ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source, size_t offset, size_t count) {
   using N = Num<T>;
-  const int n = cc.t->n_pes;
-  for (size_t i = grp_rank<G>(); i < count; i += grp_size<G>()) {
-    typename N::calc acc = N::to(peer_ptr(cc.s, source, world_pe(cc.t, 0))[offset + i]);
-    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(cc.s, source, world_pe(cc.t, m))[offset + i]));
+  using C = typename N::calc;
+  // 8 on GPUs; 2 on the host platform, where it buys nothing but keeps the batched path
+  // tested at half the compile time of 8 (every type, op and scope instantiates it).
+  constexpr unsigned kCombineBatch = ROCSHMEM_PLATFORM_GPU ? 8 : 2;
+  const int n = cc.t->n_pes, start = cc.t->start, stride = cc.t->stride;
+  const rocshmem_device_state *s = cc.s;
+  const T *src = source + offset;
+  const size_t r = grp_rank<G>(), gs = grp_size<G>();
+  size_t i = r;
+  for (; i + (kCombineBatch - 1) * gs < count; i += kCombineBatch * gs) {
+    C acc[kCombineBatch];
+    const T *p0 = peer_ptr(s, src, start);
+    for (unsigned u = 0; u < kCombineBatch; ++u) acc[u] = N::to(p0[i + u * gs]);
+    for (int m = 1; m < n; ++m) {
+      const T *pm = peer_ptr(s, src, start + m * stride);
+      T v[kCombineBatch];
+      for (unsigned u = 0; u < kCombineBatch; ++u) v[u] = pm[i + u * gs];
+      for (unsigned u = 0; u < kCombineBatch; ++u) acc[u] = combine<OP>(acc[u], N::to(v[u]));
+    }
+    for (unsigned u = 0; u < kCombineBatch; ++u) out[i + u * gs] = N::from(acc[u]);
+  }
+  for (; i < count; i += gs) {
+    C acc = N::to(peer_ptr(s, src, start)[i]);
+    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(s, src, start + m * stride)[i]));
     out[i] = N::from(acc);
+  }
+}
+
+/**
+ * reduce_impl with members GDA reaches: in chunks, each member's part of the source read into
+ * the upper half of the slot's scratch (registered) with RDMA reads (a mapped member's read
+ * directly), combined in member order into the lower half, written to dest after a barrier
+ * (every member has read its chunk of every source: in place works).
+ */
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *dest, const T *source, size_t block,
+                                    size_t count) {
+  using N = Num<T>;
+  using C = typename N::calc;
+  char *scratch = sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch;
+  const size_t half = cc.s->dev_scratch_bytes / 2;
+  C *acc = reinterpret_cast<C *>(scratch);
+  T *got = reinterpret_cast<T *>(scratch + half);
+  const size_t chunk = half / (sizeof(C) > sizeof(T) ? sizeof(C) : sizeof(T));
+  const unsigned r = grp_rank<G>(), gs = grp_size<G>();
+  for (size_t at = 0; at < count; at += chunk) {
+    const size_t len = count - at < chunk ? count - at : chunk;
+    for (int m = 0; m < cc.t->n_pes; ++m) {
+      const int wm = world_pe(cc.t, m);
+      const T *from = peer_ptr(cc.s, source, wm) + block + at;
+      if (by_gda(cc, wm)) {
+        gda::getmem<G>(ctx, got, source + block + at, len * sizeof(T), wm);
+        from = got;
+      }
+      for (size_t i = r; i < len; i += gs) acc[i] = m == 0 ? N::to(from[i]) : combine<OP>(acc[i], N::to(from[i]));
+      grp_sync<G>();  // `got` is read before the next member's data lands in it
+    }
+    team_sync<G>(cc.s, cc.t, true);
+    for (size_t i = r; i < len; i += gs) dest[at + i] = N::from(acc[i]);
+    grp_sync<G>();
   }
 }
 
@@ -166,12 +274,17 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   const size_t count = size_t(nreduce);
   const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
   if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
-  if (by_proxy(cc)) {
-    ro::team_op<G>(cc.s, cc.t, scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE, dest, source, count,
-                   ro::dtype<T>(), uint8_t(OP));
+  route::TeamOp o{uint8_t(scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE), dest, source, count};
+  o.dtype = ro::dtype<T>();
+  o.sub = uint8_t(OP);
+  if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
+  const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
+  if (by_gda(cc)) {
+    team_sync<G>(cc.s, cc.t, true);
+    reduce_gda<T, OP, G>(ctx, cc, dest, source, block, count);
+    team_sync<G>(cc.s, cc.t, true);
     return ROCSHMEM_SUCCESS;
   }
-  const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
   const bool in_place = count > 0 && static_cast<const void *>(dest) == static_cast<const void *>(source);
   team_sync<G>(cc.s, cc.t, true);
   if (!in_place) {

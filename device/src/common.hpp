@@ -144,6 +144,12 @@ ROCSHMEM_DEV_INLINE bool in_heap(const rocshmem_device_state *s, const void *add
   return a >= b && len <= s->heap_size && a - b <= s->heap_size - len;
 }
 
+/** Is world PE `pe` mapped here (reachable by load/store: its heap base is not 0)? */
+ROCSHMEM_DEV_INLINE bool pe_mapped(const rocshmem_device_state *s, int pe) {
+  if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe] != 0;
+  return platform::load_readonly(s->heap_bases + pe) != 0;
+}
+
 /** World PE `pe`'s heap base as mapped here: from the constant table when it holds it. */
 ROCSHMEM_DEV_INLINE uint64_t heap_base_of(const rocshmem_device_state *s, int pe) {
   if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe];
@@ -213,8 +219,8 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
     const size_t words = bytes / 16;
     V16 *dw = reinterpret_cast<V16 *>(d);
     const V16 *sw = reinterpret_cast<const V16 *>(s);
-    // Four (then two) loads in flight before their stores: a thread with several words waits
-    // for one load latency per batch, not per word. (Source and destination of a copy do not
+    // Four loads in flight before their stores: a thread with several words waits for one
+    // load latency per four words, not per word. (Source and destination of a copy do not
     // overlap; the group's threads never ordered their accesses among themselves anyway.)
     size_t i = r;
     for (; i + 3 * size_t(n) < words; i += 4 * size_t(n)) {
@@ -224,13 +230,17 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
       dw[i + 2 * size_t(n)] = c;
       dw[i + 3 * size_t(n)] = e;
     }
-    if (i + n < words) {
-      const V16 a = sw[i], b = sw[i + n];
-      dw[i] = a;
-      dw[i + n] = b;
-      i += 2 * size_t(n);
-    }
-    if (i < words) dw[i] = sw[i];
+    // Up to three words left for this thread: three independent tests (predicated loads and
+    // stores), not a test and branch per word: a call of a few words a thread (every put up
+    // to 64 KiB over a 1024-thread group) pays this once per call.
+    const bool h0 = i < words, h1 = i + n < words, h2 = i + 2 * size_t(n) < words;
+    V16 a{}, b{}, c{};
+    if (h0) a = sw[i];
+    if (h1) b = sw[i + n];
+    if (h2) c = sw[i + 2 * size_t(n)];
+    if (h0) dw[i] = a;
+    if (h1) dw[i + n] = b;
+    if (h2) dw[i + 2 * size_t(n)] = c;
     done = words * 16;
   } else if ((mis & 7) == 0) {
     size_t words = bytes / 8;

@@ -1,6 +1,7 @@
 /**
  * @file rma.hpp
- * Put, get, p, g, fences and quiet over load/store to the peers' mapped heaps (IPC).
+ * Put, get, p, g, fences and quiet: their IPC bodies (load/store to the peers' mapped heaps),
+ * each given to its family's dispatch (route.hpp), which runs it or a remote transport.
  *
  * On load/store transports a blocking put is complete (the source reusable) once the stores
  * are issued, so blocking and non-blocking forms share one path; `quiet` makes them visible
@@ -11,25 +12,25 @@
 #define ROCSHMEM_DEVICE_RMA_HPP
 
 #include "common.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 
 namespace rocshmem {
 namespace dev {
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
-  int world;
-  if (ro::active() && ro::remote(ctx, pe, &world)) return ro::putmem<G>(ctx, dest, source, bytes, world);
-  grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
-  grp_sync<G>();
+  route::rma<G>(ctx, route::Rma::put, dest, source, bytes, pe, [=] {
+    grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
+    grp_sync<G>();
+  });
 }
 
 template <Grp G>
 ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int pe) {
-  int world;
-  if (ro::active() && ro::remote(ctx, pe, &world)) return ro::getmem<G>(ctx, dest, source, bytes, world);
-  grp_copy<G>(dest, ctx_peer_ptr(ctx, source, pe), bytes);
-  grp_sync<G>();
+  route::rma<G>(ctx, route::Rma::get, dest, source, bytes, pe, [=] {
+    grp_copy<G>(dest, ctx_peer_ptr(ctx, source, pe), bytes);
+    grp_sync<G>();
+  });
 }
 
 template <class T, Grp G>
@@ -44,31 +45,27 @@ ROCSHMEM_DEV_INLINE void get(rocshmem_ctx_t ctx, T *dest, const T *source, size_
 
 template <class T>
 ROCSHMEM_DEV_INLINE void p(rocshmem_ctx_t ctx, T *dest, T value, int pe) {
-  int world;
-  if (ro::active() && ro::remote(ctx, pe, &world)) return ro::p(ctx, dest, value, world);
-  *ctx_peer_ptr(ctx, dest, pe) = value;
+  route::p(ctx, dest, value, pe, [=] { *ctx_peer_ptr(ctx, dest, pe) = value; });
 }
 
 template <class T>
 ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int pe) {
-  int world;
-  if (ro::active() && ro::remote(ctx, pe, &world)) return ro::g(ctx, source, world);
   // volatile: the value may change under us; every g must read the peer again.
-  return volatile_load(ctx_peer_ptr(ctx, source, pe));
+  return route::g(ctx, source, pe, [=] { return volatile_load(ctx_peer_ptr(ctx, source, pe)); });
 }
 
 /** Orders this PE's earlier puts, AMOs and signals to each peer before later ones. */
 /** RO: later commands of this queue run after the earlier ones complete. */
 ROCSHMEM_DEV_INLINE void fence(rocshmem_ctx_t ctx) {
   platform::fence_system();
-  if (ro::active()) ro::order(ro::state(ctx), false);
+  route::order(ctx, false);
 }
 
 /** Completes this PE's earlier puts, AMOs and signals (visible at system scope). */
 /** RO: the proxy has completed every earlier command when this returns. */
 ROCSHMEM_DEV_INLINE void quiet(rocshmem_ctx_t ctx) {
   platform::fence_system();
-  if (ro::active()) ro::order(ro::state(ctx), true);
+  route::order(ctx, true);
 }
 
 /** Per-PE forms: load/store ordering is not per destination, so they are the whole fence/quiet. */
@@ -80,7 +77,7 @@ ROCSHMEM_DEV_INLINE void threadfence_system(rocshmem_ctx_t) { platform::fence_sy
 
 ROCSHMEM_DEV_INLINE void *ptr(const void *dest, int pe) {
   const rocshmem_device_state *s = state_of(default_ctx());
-  if (pe < 0 || pe >= s->n_pes || !in_heap(s, dest, 1) || !ro::mapped(s, pe)) return nullptr;
+  if (pe < 0 || pe >= s->n_pes || !in_heap(s, dest, 1) || !pe_mapped(s, pe)) return nullptr;
   return peer_ptr(s, const_cast<void *>(dest), pe);
 }
 

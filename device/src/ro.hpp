@@ -19,26 +19,6 @@ namespace rocshmem {
 namespace dev {
 namespace ro {
 
-/**
- * Is the RO backend active in this process? On a GPU the queues and the heap are pinned host
- * memory the GPU reaches over PCIe (docs/ro.md); the test is one load of a word the IPC path
- * reads anyway (rocshmemi_device_fast), so IPC operations stay IPC code behind one branch.
- */
-ROCSHMEM_DEV_INLINE bool active() { return (rocshmemi_device_fast.flags & ROCSHMEM_FAST_RO) != 0; }
-
-/** Is world PE `pe` mapped here (reachable by load/store)? */
-ROCSHMEM_DEV_INLINE bool mapped(const rocshmem_device_state *s, int pe) {
-  if (pe < rocshmemi_device_fast.n_bases) return rocshmemi_device_fast.heap_bases[pe] != 0;
-  return platform::load_readonly(s->heap_bases + pe) != 0;
-}
-
-/** World PE of context PE `pe`, and whether the RO path must carry an RMA to it. */
-ROCSHMEM_DEV_INLINE bool remote(rocshmem_ctx_t ctx, int pe, int *world) {
-  const rocshmem_ctx_device *c = ctx_entry(ctx);
-  *world = ctx_world_pe(c, pe);
-  return !mapped(c->state, *world);
-}
-
 /** The queue of the calling work-group. */
 ROCSHMEM_DEV_INLINE rocshmem_ro_queue *my_queue(const rocshmem_ro_device *ro) {
   return ro->queues + platform::block_id() % ro->n_queues;
@@ -142,16 +122,6 @@ ROCSHMEM_DEV_INLINE void rma(rocshmem_ctx_t ctx, uint8_t op, void *dest, const v
   c.src = addr(source);
   c.len = bytes;
   (void)grp_submit<G>(state(ctx), c, true);
-}
-
-template <Grp G>
-ROCSHMEM_DEV_INLINE void putmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
-  rma<G>(ctx, ROCSHMEM_RO_PUT, dest, source, bytes, world);
-}
-
-template <Grp G>
-ROCSHMEM_DEV_INLINE void getmem(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes, int world) {
-  rma<G>(ctx, ROCSHMEM_RO_GET, dest, source, bytes, world);
 }
 
 template <class T>

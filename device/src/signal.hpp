@@ -11,7 +11,7 @@
 #define ROCSHMEM_DEVICE_SIGNAL_HPP
 
 #include "common.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 #include "wait.hpp"
 
 namespace rocshmem {
@@ -27,18 +27,12 @@ ROCSHMEM_DEV_INLINE void signal_at(uint64_t *sig, uint64_t signal, int sig_op) {
 template <Grp G>
 ROCSHMEM_DEV_INLINE void putmem_signal(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes,
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  if (ro::active()) {
-    // The signal is an atomic, so the proxy applies it: after the data of an unmapped peer.
-    int world;
-    if (ro::remote(ctx, pe, &world)) {
-      return ro::put_signal<G>(ctx, dest, source, bytes, sig_addr, signal, sig_op, world, true);
-    }
-    grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
-    return ro::put_signal<G>(ctx, dest, source, 0, sig_addr, signal, sig_op, world, false);
-  }
-  grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes);
-  grp_sync<G>();
-  if (grp_rank<G>() == 0) signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
+  route::put_signal<G>(
+      ctx, dest, source, bytes, sig_addr, signal, sig_op, pe, [=] { grp_copy<G>(ctx_peer_ptr(ctx, dest, pe), source, bytes); },
+      [=] {
+        grp_sync<G>();
+        if (grp_rank<G>() == 0) signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
+      });
 }
 
 template <class T, Grp G>
@@ -48,11 +42,7 @@ ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, T *dest, const T *source
 }
 
 ROCSHMEM_DEV_INLINE void signal_op(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  if (ro::active()) {
-    return ro::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op,
-                                       ctx_world_pe(ctx_entry(ctx), pe), false);
-  }
-  signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op);
+  route::signal_op(ctx, sig_addr, signal, sig_op, pe, [=] { signal_at(ctx_peer_ptr(ctx, sig_addr, pe), signal, sig_op); });
 }
 
 /** Reads a local signal word (acquire): later reads see what the signaller wrote before. */

@@ -17,7 +17,7 @@
 #define ROCSHMEM_DEVICE_SYNC_HPP
 
 #include "common.hpp"
-#include "ro.hpp"
+#include "route.hpp"
 
 namespace rocshmem {
 namespace dev {
@@ -44,6 +44,13 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
   // exchanges it. Flags and sequence numbers only count, so the order between them is free.
   for (int i = int(r); i < t.n; i += int(gs)) {
     if (i == t.me) continue;
+    if (s != nullptr && route::active(ROCSHMEM_FAST_GDA) && s->peer_route[t.start + i * t.stride] == ROCSHMEM_ROUTE_GDA) {
+      // A member GDA reaches: a NIC atomic on its flag (at this PE's offset of the slot).
+      // (Out of line, like every transport path: the IPC barrier stays small.)
+      route::signal_flag_routed(s, t.start + i * t.stride,
+                                reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
+      continue;
+    }
     uint64_t *flag =
         reinterpret_cast<uint64_t *>(heap_base_of(s, t.start + i * t.stride) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me;
     // No-return adds: the peers' flags need not round-trip before this PE starts waiting.
@@ -63,12 +70,12 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
 
 /**
  * The world team's barrier from the constant table alone (no entry, state or heap-base
- * loads), when it holds every PE and the RO backend is off; false if it cannot.
+ * loads), when it holds every PE and no remote transport is active; false if it cannot.
  */
 template <Grp G>
 ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release) {
   const rocshmem_device_fast &f = rocshmemi_device_fast;
-  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || ro::active()) return false;
+  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || route::remote_active()) return false;
   sync_round<G>(nullptr, SyncTeam{f.n_pes, f.my_pe, 0, 1, f.world_sync_off}, release);
   return true;
 }
@@ -76,15 +83,15 @@ ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release)
 /** team_sync for a team that is not on world_sync's path. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void team_sync_entry(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
-  if (ro::active()) {
-    // Members only the proxy reaches: an MPI barrier once the earlier commands completed.
-    if (t->ro_remote > 0) {
-      return ro::team_op<G>(s, t, release ? ROCSHMEM_RO_BARRIER : ROCSHMEM_RO_SYNC, nullptr, nullptr, 0);
-    }
-    // All mapped: the load/store barrier below, once this group's commands have completed.
-    grp_sync<G>();
-    if (grp_rank<G>() == 0) ro::order(s, true);
+  // Members only a remote transport reaches: its barrier (RO: MPI's, once the earlier
+  // commands completed).
+  const Route r = route::team(t);
+  if (r != Route::ipc && r != Route::gda) {
+    return route::team_op<G>(r, s, t, {uint8_t(release ? ROCSHMEM_RO_BARRIER : ROCSHMEM_RO_SYNC)});
   }
+  // All mapped, or GDA (the barrier below, members GDA reaches signalled with NIC atomics):
+  // once this group's remote operations completed.
+  route::complete<G>(s);
   const SyncTeam st{t->n_pes, t->my_pe, t->start, t->stride,
                     s->dev_sync_off + uint64_t(t->slot) * s->dev_sync_slot_bytes};
   sync_round<G>(s, st, release);

@@ -150,8 +150,8 @@ using stream::k_signal_wait_until;
 using stream::k_sync_all;
 using stream::k_team_sync;
 
-/** RO backend, a member only the proxy reaches: work-group 0 hands the whole collective to the
- *  proxy (the one-work-group body routes it there); the others have nothing to move. */
+/** A member only a remote transport reaches (RO: the proxy): work-group 0 hands the whole
+ *  collective to it (the one-work-group body routes it there); the others have nothing to move. */
 ROCSHMEM_DEV_INLINE void on_proxy(const Args &a, void (*body)(const Args &)) {
   if (platform::block_id() == 0) body(a);
 }
@@ -159,7 +159,7 @@ ROCSHMEM_DEV_INLINE void on_proxy(const Args &a, void (*body)(const Args &)) {
 ROCSHMEM_DEV_INLINE void k_alltoallmem(const Args &a) {
   const CollCtx cc = coll_ctx(ctx_of(a), a.team);
   if (!cc.t) return;
-  if (by_proxy(cc)) return on_proxy(a, stream::k_alltoallmem);
+  if (by_remote(cc)) return on_proxy(a, stream::k_alltoallmem);
   const size_t bytes = size_t(a.count);
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   char *to = static_cast<char *>(a.dest) + size_t(me) * bytes;
@@ -181,7 +181,7 @@ ROCSHMEM_DEV_INLINE void k_alltoallmem(const Args &a) {
 ROCSHMEM_DEV_INLINE void k_broadcastmem(const Args &a) {
   const CollCtx cc = coll_ctx(ctx_of(a), a.team);
   if (!cc.t || a.pe < 0 || a.pe >= cc.t->n_pes) return;
-  if (by_proxy(cc)) return on_proxy(a, stream::k_broadcastmem);
+  if (by_remote(cc)) return on_proxy(a, stream::k_broadcastmem);
   char *dest = static_cast<char *>(a.dest);
   const char *from = cc.t->my_pe == a.pe ? static_cast<const char *>(a.source)
                                          : peer_ptr(cc.s, static_cast<const char *>(a.source), world_pe(cc.t, a.pe));
@@ -197,7 +197,7 @@ template <class T, ROCSHMEM_OP OP>
 ROCSHMEM_DEV_INLINE void k_reduce(const Args &a) {
   const CollCtx cc = coll_ctx(ctx_of(a), a.team);
   if (!cc.t) return;
-  if (by_proxy(cc)) return on_proxy(a, stream::k_reduce<T, OP>);
+  if (by_remote(cc)) return on_proxy(a, stream::k_reduce<T, OP>);
   T *dest = static_cast<T *>(a.dest);
   const T *source = static_cast<const T *>(a.source);
   const size_t count = size_t(a.count);

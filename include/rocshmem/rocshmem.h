@@ -4623,14 +4623,20 @@ int rocshmem_hipmodule_init(void *module, void *stream);
 // (`ROCSHMEM_CTX_DEFAULT.ctx_opaque`), or NULL before init.
 void *rocshmem_get_device_ctx(void);
 
-// The active GDA provider: always UNKNOWN (0) here, as no GDA backend is built.
+// The active GDA provider: mlx5 (3) when the GDA backend runs (its queue pairs are mlx5's),
+// else UNKNOWN (0).
 uint32_t rocshmem_qp_introspect_provider(void);
 
-// Whether `rocshmem_query_qp_info` can succeed: false without a GDA backend.
+// Whether `rocshmem_query_qp_info` can succeed: true when the GDA backend runs.
 bool rocshmem_qp_introspect_available(void);
 
-// Describes the queue pair to `peer` in context `ctx_id` (> 0). Returns false: no GDA
-// backend, so no queue pairs; `out` is left untouched.
+// Describes the queue pair device code uses to `peer` in context `ctx_id` (every context
+// shares one queue pair per peer in this build). False, with `out` untouched, without the GDA
+// backend or for a bad peer or context. `provider` holds the doorbell records and register
+// (SQ doorbell record, CQ doorbell record, doorbell), then the CQ's consumer counter.
+//
+// # Safety
+// `out` must be NULL or valid for writing one `rocshmem_qp_info`.
 bool rocshmem_query_qp_info(int peer, int ctx_id, rocshmem_qp_info *out);
 
 // Copies `nelems` bytes from local `source` to symmetric `dest` on PE `pe`.

@@ -340,6 +340,12 @@ pub trait GpuRuntime: Send + Sync {
             self.platform().name()
         )))
     }
+    /// Whether `stream` (NULL: the per-thread default stream) is being captured into a graph.
+    /// False by default (the host platform's queues have no capture).
+    fn stream_capturing(&self, stream: *mut c_void) -> Result<bool> {
+        let _ = stream;
+        Ok(false)
+    }
     /// Enqueues a copy of `len` bytes from `src` to `dst` on `stream`, without synchronising.
     ///
     /// # Safety

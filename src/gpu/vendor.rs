@@ -40,6 +40,8 @@ pub const MEMCPY_DEFAULT: c_int = 4;
 const STREAM_NON_BLOCKING: c_uint = 1;
 /// `cudaStreamPerThread` / `hipStreamPerThread`.
 pub const STREAM_PER_THREAD: usize = 0x2;
+/// `cudaStreamCaptureStatusActive` / `hipStreamCaptureStatusActive`.
+const STREAM_CAPTURE_ACTIVE: c_int = 1;
 /// Bytes of a `cudaIpcMemHandle_t` / `hipIpcMemHandle_t`.
 pub const IPC_HANDLE_BYTES: usize = 64;
 /// `*HostRegisterPortable | *HostRegisterMapped`: every device (context), and a device address.
@@ -81,6 +83,7 @@ fn_table!(
         pub memset_async = "MemsetAsync": fn(*mut c_void, c_int, usize, Stream) -> RtError;
         pub stream_create_with_flags = "StreamCreateWithFlags": fn(*mut Stream, c_uint) -> RtError;
         pub stream_synchronize = "StreamSynchronize": fn(Stream) -> RtError;
+        pub stream_is_capturing = "StreamIsCapturing": fn(Stream, *mut c_int) -> RtError;
         pub ipc_get_mem_handle = "IpcGetMemHandle": fn(*mut IpcMemHandle, *mut c_void) -> RtError;
         pub ipc_open_mem_handle = "IpcOpenMemHandle": fn(*mut *mut c_void, IpcMemHandle, c_uint) -> RtError;
         pub ipc_close_mem_handle = "IpcCloseMemHandle": fn(*mut c_void) -> RtError;
@@ -695,6 +698,15 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         // SAFETY: the caller's arguments; the library's stream, waited for below.
         unsafe { self.stream_launch(self.stream(), kernel, args, blocks, threads) }?;
         self.sync_stream(format_args!("{}StreamSynchronize after stream kernel {kernel}", self.api.rt().prefix))
+    }
+
+    fn stream_capturing(&self, stream: *mut c_void) -> Result<bool> {
+        let rt = self.api.rt();
+        let mut status: c_int = 0;
+        // SAFETY: the caller's stream; the runtime writes one enum (0: not capturing).
+        let rc = unsafe { (rt.f.stream_is_capturing)(or_per_thread(stream), &mut status) };
+        rt.check(format_args!("{}StreamIsCapturing", rt.prefix), rc)?;
+        Ok(status == STREAM_CAPTURE_ACTIVE)
     }
 
     unsafe fn stream_copy(&self, stream: *mut c_void, dst: *mut u8, src: *const u8, len: usize) -> Result<()> {

@@ -14,6 +14,7 @@ use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
+use crate::transport::gda::{Gda, GdaSetup};
 use crate::transport::route::Transports;
 use crate::{log_info, log_warn};
 use std::sync::Arc;
@@ -66,7 +67,7 @@ pub(super) fn build(method: Method) -> Result<Runtime> {
     ABORT_TAG.store(job.job_tag, Ordering::Relaxed);
     ABORT_NPES.store(job.n_pes as u64, Ordering::Relaxed);
     let mut slot = Some(job);
-    let r = early.and_then(|use_ro| build_on(cfg, &mut slot, use_ro, phases));
+    let r = early.and_then(|backend| build_on(cfg, &mut slot, backend, phases));
     if let (Err(e), Some(job)) = (&r, &slot) {
         // Before this PE leaves (and sweeps the job's heap names): the others end their init
         // with this PE's number and reason.
@@ -75,21 +76,31 @@ pub(super) fn build(method: Method) -> Result<Runtime> {
     r
 }
 
-/// Whether the RO backend runs (`ROCSHMEM_BACKEND`), or why the choice cannot run.
-fn choose_backend(cfg: &Config, method: &Method) -> Result<bool> {
+/// The backend of this PE (`ROCSHMEM_BACKEND`): which transport reaches the peers it does not map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Ipc,
+    Ro,
+    /// GDA against the NIC model (`ROCSHMEM_GDA_PROVIDER=model`).
+    Gda,
+}
+
+/// The backend (`ROCSHMEM_BACKEND`), or why the choice cannot run.
+fn choose_backend(cfg: &Config, method: &Method) -> Result<Backend> {
     let backend = cfg.backend.trim().to_ascii_lowercase();
-    let use_ro = match backend.as_str() {
-        "" | "ipc" => false,
-        "ro" if cfg!(feature = "mpi") => true,
-        "gda" => return Err(Error::Unsupported(crate::backend::gda::not_routed_message(cfg))),
+    let chosen = match backend.as_str() {
+        "" | "ipc" => Backend::Ipc,
+        "ro" if cfg!(feature = "mpi") => Backend::Ro,
+        "gda" if crate::backend::gda::wants_model(cfg) => Backend::Gda,
+        "gda" => return Err(Error::Unsupported(crate::backend::gda::refusal(cfg))),
         _ => {
             return Err(Error::Unsupported(format!(
-                "ROCSHMEM_BACKEND={backend}: this build provides the ipc and ro backends{} (gda: not routed yet)",
+                "ROCSHMEM_BACKEND={backend}: this build provides the ipc, ro and gda backends{}",
                 if cfg!(feature = "mpi") { "" } else { " (ro needs the `mpi` feature)" }
             )));
         }
     };
-    if use_ro {
+    if chosen == Backend::Ro {
         let mpi_start = match method {
             Method::MpiComm(_) => true,
             Method::Auto => cfg.run_uniqueid.is_empty() && bootstrap::launched_by_mpi(),
@@ -103,23 +114,34 @@ fn choose_backend(cfg: &Config, method: &Method) -> Result<bool> {
             ));
         }
     }
-    Ok(use_ro)
+    Ok(chosen)
 }
 
 /// Init after the rendezvous, step by step. `slot` holds the job until the runtime takes it,
 /// so that the caller can still report a failure through it.
-fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phases) -> Result<Runtime> {
+fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: Phases) -> Result<Runtime> {
     let job = slot.as_ref().expect("the job");
     let (me, n) = (job.my_pe, job.n_pes);
-    let mapped = placement(job, &cfg, use_ro)?;
-    let gpu = choose_platform(job, &cfg, use_ro, &mut phases)?;
+    let mapped = placement(job, &cfg, backend)?;
+    let gpu = choose_platform(job, &cfg, backend != Backend::Ipc, &mut phases)?;
+    if backend == Backend::Gda {
+        let ok = if gpu.platform() == gpu::Platform::Host {
+            Ok(Vec::new())
+        } else {
+            Err(Error::Unsupported(format!(
+                "ROCSHMEM_GDA_PROVIDER=model: the NIC model runs on the host platform (ROCSHMEM_GPU=host), not on {}",
+                gpu.platform().name()
+            )))
+        };
+        exchange_status(job, ok, "starting GDA")?;
+    }
     // The table's ranges (src/env.rs) were checked when the configuration was read.
     let max_teams = cfg.max_num_teams as usize;
-    let mut heap = create_heap(job, &cfg, &gpu, &mapped, max_teams + 1, &mut phases)?;
-    if cfg.test_gpu_heap_route && gpu.platform() == gpu::Platform::Host && !use_ro {
+    let (mut heap, nic) = create_heap(job, &cfg, &gpu, &mapped, backend == Backend::Gda, max_teams + 1, &mut phases)?;
+    if cfg.test_gpu_heap_route && gpu.platform() == gpu::Platform::Host && backend == Backend::Ipc {
         heap.force_gpu_route();
     }
-    let net = start_transports(job, &cfg, &heap, mapped, max_teams + 1, use_ro)?;
+    let net = start_transports(job, &cfg, &heap, mapped, nic, max_teams + 1, backend)?;
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(job);
     let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
@@ -154,7 +176,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         heap.user_len >> 20,
         phases.describe()
     );
-    let DeviceState { head, addr, heap_bases, mirror } = device;
+    let DeviceState { head, addr, heap_bases, routes, mirror } = device;
     Ok(Runtime {
         cfg,
         job: slot.take().expect("the job"),
@@ -166,19 +188,22 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, use_ro: bool, mut phases: Phase
         device_state: head,
         device_state_addr: addr,
         _heap_bases: heap_bases,
+        _routes: routes,
         _state_mirror: mirror,
         registered: std::sync::Mutex::new(Vec::new()),
         gpu,
     })
 }
 
-/// Which PEs this PE maps: IPC maps every peer's heap, so all PEs must share a node; RO maps
-/// the PEs of this node (only this PE with ROCSHMEM_DISABLE_MIXED_IPC=1) and reaches the
-/// others through MPI. Also sets the wait policy: spin only if this node's PEs fit its CPUs.
-fn placement(job: &Job, cfg: &Config, use_ro: bool) -> Result<Vec<bool>> {
+/// Which PEs this PE maps: IPC maps every peer's heap, so all PEs must share a node; RO and
+/// GDA map the PEs of this node (only this PE with ROCSHMEM_DISABLE_MIXED_IPC=1) and reach the
+/// others through MPI or queue pairs. Also sets the wait policy: spin only if this node's PEs
+/// fit its CPUs.
+fn placement(job: &Job, cfg: &Config, backend: Backend) -> Result<Vec<bool>> {
     let me = job.my_pe;
     let my_host = &job.infos[me].host_id;
-    if !use_ro {
+    let remote = backend != Backend::Ipc;
+    if !remote {
         if let Some((pe, other)) = job.infos.iter().enumerate().find(|(_, i)| &i.host_id != my_host) {
             return Err(Error::Unsupported(format!(
                 "PE {pe} runs on '{}' and PE {me} on '{my_host}': the IPC backend needs every PE on one node \
@@ -189,7 +214,7 @@ fn placement(job: &Job, cfg: &Config, use_ro: bool) -> Result<Vec<bool>> {
     }
     crate::sync::set_spin(local_pes(job));
     Ok((0..job.n_pes)
-        .map(|p| p == me || (!(use_ro && cfg.disable_mixed_ipc) && &job.infos[p].host_id == my_host))
+        .map(|p| p == me || (!(remote && cfg.disable_mixed_ipc) && &job.infos[p].host_id == my_host))
         .collect())
 }
 
@@ -246,15 +271,18 @@ fn choose_platform(job: &Job, cfg: &Config, use_ro: bool, phases: &mut Phases) -
 }
 
 /// The symmetric heap: this PE's segments created, every PE's handles and heap size
-/// exchanged and checked, the mapped peers' segments opened, the names sealed.
+/// exchanged and checked, the mapped peers' segments opened, the names sealed. With `nic_all`
+/// (the GDA NIC model) every other peer's segment is opened too, for the model alone: the
+/// second value, per PE.
 fn create_heap(
     job: &Job,
     cfg: &Config,
     gpu: &Arc<dyn GpuRuntime>,
     mapped: &[bool],
+    nic_all: bool,
     slots: usize,
     phases: &mut Phases,
-) -> Result<SymmetricHeap> {
+) -> Result<(SymmetricHeap, Segments)> {
     let (me, n) = (job.my_pe, job.n_pes);
     let control = ControlLayout::new(slots, n, crate::team::exchange_words(slots - 1), gpu.separate_device_segment());
     let (seg_len, dev_len) = control
@@ -287,7 +315,7 @@ fn create_heap(
             cfg.heap_size
         )));
     }
-    let (mut segments, mut dev_segments) = map_peers(job, gpu, mapped, &parts, seg_len, dev_len)?;
+    let (mut segments, mut dev_segments, nic) = map_peers(job, gpu, mapped, nic_all, &parts, seg_len, dev_len)?;
     phases.mark("peer mapping");
     segments[me] = Some(own?);
     dev_segments[me] = own_dev?;
@@ -295,7 +323,7 @@ fn create_heap(
     // Everyone has mapped everyone: the names can go.
     gpu.seal_segment(segments[me].as_ref().expect("own segment"))?;
     std::mem::forget(name_guard);
-    SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(gpu))
+    Ok((SymmetricHeap::new(me, segments, dev_segments, control, cfg.heap_size, Arc::clone(gpu))?, nic))
 }
 
 /// Per PE: its segment as mapped here, if it is.
@@ -305,20 +333,38 @@ type Segments = Vec<Option<Segment>>;
 type Handles = (u64, Vec<u8>, Option<Vec<u8>>);
 
 /// Host and device segments of every PE this PE maps (other than itself), opened from the
-/// handles they sent; collective (every PE says whether its mapping worked).
+/// handles they sent, and with `nic_all` the host segments of the others (for the GDA NIC
+/// model); collective (every PE says whether its mapping worked).
 fn map_peers(
     job: &Job,
     gpu: &Arc<dyn GpuRuntime>,
     mapped: &[bool],
+    nic_all: bool,
     parts: &[Handles],
     seg_len: usize,
     dev_len: Option<usize>,
-) -> Result<(Segments, Segments)> {
+) -> Result<(Segments, Segments, Segments)> {
     let mut segments: Segments = (0..job.n_pes).map(|_| None).collect();
     let mut dev_segments: Segments = (0..job.n_pes).map(|_| None).collect();
+    let mut nic: Segments = (0..job.n_pes).map(|_| None).collect();
     let mut failure = None;
     for (pe, (_, h, dh)) in parts.iter().enumerate() {
-        if pe == job.my_pe || !mapped[pe] {
+        if pe == job.my_pe {
+            continue;
+        }
+        if !mapped[pe] {
+            if nic_all {
+                match gpu.open_peer_segment(h, seg_len) {
+                    Ok(s) => nic[pe] = Some(s),
+                    Err(e) => {
+                        failure = Some(Error::Unsupported(format!(
+                            "the GDA NIC model maps every PE's heap, and PE {pe}'s cannot be opened here (the model \
+                             needs every PE on this machine): {e}"
+                        )));
+                        break;
+                    }
+                }
+            }
             continue;
         }
         let opened = gpu.open_peer_segment(h, seg_len).and_then(|s| {
@@ -341,26 +387,40 @@ fn map_peers(
         }
     }
     exchange_status(job, failure.map_or(Ok(Vec::new()), Err), "mapping the peers' heaps")?;
-    Ok((segments, dev_segments))
+    Ok((segments, dev_segments, nic))
 }
 
-/// The transports: IPC to the mapped peers, and the RO backend for the others when it runs.
+/// The transports: IPC to the mapped peers, and the RO or GDA backend for the others when it
+/// runs.
 fn start_transports(
     job: &Job,
     cfg: &Config,
     heap: &SymmetricHeap,
     mapped: Vec<bool>,
+    nic: Segments,
     slots: usize,
-    use_ro: bool,
+    backend: Backend,
 ) -> Result<Transports> {
-    #[allow(unused_mut)] // without the mpi feature, IPC is all there is
     let mut net = Transports::ipc(slots, job.n_pes);
+    if backend == Backend::Gda {
+        let setup = GdaSetup { job, cfg, heap, nic, sync: Arc::clone(&net.ipc.sync) };
+        let gda = Gda::start(setup);
+        exchange_status(job, gda.as_ref().map(|_| Vec::new()).map_err(Error::clone), "starting GDA")?;
+        net.use_gda(Arc::new(gda?), &mapped);
+        log_info!(
+            "rocshmem_init",
+            "GDA backend (NIC model): PE {} maps {} of {} PEs, the others through queue pairs",
+            job.my_pe,
+            mapped.iter().filter(|m| **m).count(),
+            job.n_pes
+        );
+    }
     #[cfg(feature = "mpi")]
-    if use_ro {
+    if backend == Backend::Ro {
         net.use_ro(Arc::new(start_ro(job, cfg, heap, mapped)?));
     }
     #[cfg(not(feature = "mpi"))]
-    let _ = (cfg, heap, mapped, use_ro);
+    let _ = mapped;
     Ok(net)
 }
 

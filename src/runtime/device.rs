@@ -3,19 +3,22 @@
 
 use super::Runtime;
 use crate::ctx::CtxTable;
-use crate::device_abi::{ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, rocshmem_device_fast, rocshmem_device_state};
+use crate::device_abi::{
+    ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, ROCSHMEM_ROUTE_IPC, rocshmem_device_fast, rocshmem_device_state,
+};
 use crate::error::{Error, Result};
 use crate::gpu::{self, GpuRuntime, Mirror};
 use crate::heap::SymmetricHeap;
 use crate::log_info;
 use crate::team::{SHARED_SLOT, TeamTable, WORLD_SLOT};
-use crate::transport::route::Transports;
+use crate::transport::route::{Kind, Transports};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 /// The head of the device-state block: the state, then the 32 bytes of the module globals
 /// (`ROCSHMEM_CTX_DEFAULT` = {ctx, team}, `ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_TEAM_SHARED`), then
-/// the value of `rocshmemi_device_fast`. On a GPU its device copy is followed by the heap bases.
+/// the value of `rocshmemi_device_fast`. On a GPU its device copy is followed by the heap bases
+/// and the route tables.
 #[repr(C)]
 pub struct StateHead {
     pub state: rocshmem_device_state,
@@ -33,7 +36,32 @@ pub(super) struct DeviceState {
     /// `rocshmem_ctx_device::state`: the device copy on a GPU platform, `head` otherwise.
     pub addr: usize,
     pub heap_bases: Box<[u64]>,
+    /// `peer_route` then `amo_route` (n_pes bytes each), where device code reads them on the
+    /// host platform.
+    pub routes: Box<[u8]>,
     pub mirror: Mirror,
+}
+
+/// The device route (`ROCSHMEM_ROUTE_*`) of a host transport.
+fn route_of(k: Kind) -> u8 {
+    match k {
+        Kind::Ipc => ROCSHMEM_ROUTE_IPC,
+        #[cfg(feature = "mpi")]
+        Kind::Ro => crate::device_abi::ROCSHMEM_ROUTE_RO,
+        Kind::Gda => crate::device_abi::ROCSHMEM_ROUTE_GDA,
+    }
+}
+
+/// The device state's route tables: `peer_route` (puts and gets) then `amo_route` (atomics and
+/// signals), one byte per world PE each, the choice of `net` (device/src/route.hpp reads them).
+fn route_tables(net: &Transports, n: usize) -> Box<[u8]> {
+    let (rma, amo): (Vec<u8>, Vec<u8>) = (0..n)
+        .map(|pe| {
+            let (r, a) = net.kinds(pe);
+            (route_of(r), route_of(a))
+        })
+        .unzip();
+    rma.into_iter().chain(amo).collect()
 }
 
 /// Builds the device state of this PE and pushes it to its device copy (collective only in
@@ -47,13 +75,18 @@ pub(super) fn build(
 ) -> Result<DeviceState> {
     let (me, n) = (heap.my_pe, heap.n_pes);
     let heap_bases: Box<[u64]> = (0..n).map(|p| heap.device_base(p) as u64).collect();
-    let mirror = Mirror::new(gpu, STATE_HEAD + n * 8)?;
+    let routes = route_tables(net, n);
+    let mirror = Mirror::new(gpu, STATE_HEAD + n * 8 + 2 * n)?;
     let mirror_addr = mirror.base(std::ptr::null());
-    // Where device code finds the heap bases: after the head of the state mirror on a GPU, the
-    // host array otherwise.
-    let bases_addr = if mirror.is_separate() { mirror_addr + STATE_HEAD } else { heap_bases.as_ptr() as usize };
+    // Where device code finds the heap bases and the route tables: after the head of the state
+    // mirror on a GPU, the host arrays otherwise.
+    let (bases_addr, routes_addr) = if mirror.is_separate() {
+        (mirror_addr + STATE_HEAD, mirror_addr + STATE_HEAD + n * 8)
+    } else {
+        (heap_bases.as_ptr() as usize, routes.as_ptr() as usize)
+    };
     let mut head = Box::new(StateHead {
-        state: state(gpu.platform(), heap, teams, ctxs, bases_addr),
+        state: state(gpu.platform(), heap, teams, ctxs, bases_addr, routes_addr),
         globals: [0; 4],
         fast: rocshmem_device_fast::default(),
     });
@@ -73,8 +106,10 @@ pub(super) fn build(
         head.state.ro = ro.device_ptr();
         head.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = net;
+    if let Some(g) = net.gda() {
+        head.state.gda = g.device_table();
+        head.fast.flags |= crate::device_abi::ROCSHMEM_FAST_GDA;
+    }
     let fast = &mut head.fast;
     fast.my_pe = me as i32;
     fast.n_pes = n as i32;
@@ -93,7 +128,8 @@ pub(super) fn build(
     };
     mirror.push(0, head_bytes)?;
     mirror.push(STATE_HEAD, bases)?;
-    Ok(DeviceState { head, addr, heap_bases, mirror })
+    mirror.push(STATE_HEAD + n * 8, &routes)?;
+    Ok(DeviceState { head, addr, heap_bases, routes, mirror })
 }
 
 /// `rocshmem_device_state` of this PE (`ro` is set by the RO set-up).
@@ -103,6 +139,7 @@ fn state(
     teams: &TeamTable,
     ctxs: &CtxTable,
     bases_addr: usize,
+    routes_addr: usize,
 ) -> rocshmem_device_state {
     let (pool_start, pool_len) = ctxs.device_pool();
     rocshmem_device_state {
@@ -127,6 +164,9 @@ fn state(
         ctx_pool_start: pool_start as i32,
         ctx_pool_len: pool_len as i32,
         ro: std::ptr::null_mut(),
+        peer_route: routes_addr as *const u8,
+        amo_route: (routes_addr + heap.n_pes) as *const u8,
+        gda: std::ptr::null_mut(),
     }
 }
 
@@ -227,8 +267,8 @@ mod tests {
 
     #[test]
     fn state_head_layout() {
-        assert_eq!(STATE_HEAD, 136 + std::mem::size_of::<rocshmem_device_fast>());
-        assert_eq!(std::mem::offset_of!(StateHead, globals), 104);
-        assert_eq!(std::mem::offset_of!(StateHead, fast), 136);
+        assert_eq!(STATE_HEAD, 160 + std::mem::size_of::<rocshmem_device_fast>());
+        assert_eq!(std::mem::offset_of!(StateHead, globals), 128);
+        assert_eq!(std::mem::offset_of!(StateHead, fast), 160);
     }
 }

@@ -119,6 +119,8 @@ pub struct Runtime {
     /// GPU platform, `device_state` otherwise.
     pub device_state_addr: usize,
     _heap_bases: Box<[u64]>,
+    /// The device state's route tables (where device code reads them on the host platform).
+    _routes: Box<[u8]>,
     _state_mirror: Mirror,
     /// Buffers given to rocshmem_buffer_register: (address, length).
     pub registered: std::sync::Mutex<Vec<(usize, usize)>>,

@@ -21,7 +21,9 @@ const SPLIT_BYTES: usize = 32 * 1024;
 
 /// The IPC transport of this PE: its barrier bookkeeping (the heaps are the caller's).
 pub struct Ipc {
-    pub sync: SyncState,
+    /// Shared with the GDA transport: a slot's counters are consumed by whichever transport
+    /// a barrier goes through.
+    pub sync: std::sync::Arc<SyncState>,
 }
 
 macro_rules! apply {
@@ -47,7 +49,7 @@ macro_rules! apply {
 
 impl Ipc {
     pub fn new(slots: usize, n_pes: usize) -> Ipc {
-        Ipc { sync: SyncState::new(slots, n_pes) }
+        Ipc { sync: std::sync::Arc::new(SyncState::new(slots, n_pes)) }
     }
 
     /// Where offset `off` of PE `pe`'s heap is mapped here (the route gives this transport

@@ -6,17 +6,20 @@
 //!   handles): loads, stores, CPU atomics and copies, barriers on counters in the peers'
 //!   control regions;
 //! - `backend::ro::Ro` (feature `mpi`): MPI one-sided operations on a window over every PE's
-//!   segment, and MPI collectives, for the peers this process does not map.
+//!   segment, and MPI collectives, for the peers this process does not map;
+//! - [`gda::Gda`]: RC queue pairs to the peers this process does not map, posted by the host
+//!   with the device posting code (NIC atomics, RDMA reads and writes; docs/gda.md).
 //!
 //! [`route::Transports`] chooses one per peer at init (and per member set for collectives) and
 //! hands the operations a [`route::Via`], a `match` over the transports in use (static calls,
 //! no indirect call on the hot path). The operations (`rma`, `amo`, `coll`, the barriers of
 //! `api::sync`) check their arguments, count, and call the transport; they have no branch of
-//! their own per backend. docs/design.md, "Transports", says how a third one (GDA) plugs in.
+//! their own per backend. docs/design.md, "Transports", says how a transport plugs in.
 //!
 //! Addresses cross this interface as offsets into the symmetric heap, already checked by the
 //! operation: a transport only moves data.
 
+pub mod gda;
 pub mod ipc;
 pub mod route;
 

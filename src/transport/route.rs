@@ -1,8 +1,8 @@
 //! Which transport carries what: chosen per peer at init ([`Transports`]), handed to the
 //! operations as a [`Via`]. A `Via` is itself a [`Transport`] whose methods are one `match`
-//! over the transports of this build (static calls: in a build without the `mpi` feature the
-//! match has one arm and compiles away).
+//! over the transports of this build (static calls, no indirect call on the hot path).
 
+use super::gda::Gda;
 use super::ipc::Ipc;
 use super::{AmoOp, Group, Reduce, Transport};
 #[cfg(feature = "mpi")]
@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
-#[cfg(feature = "mpi")]
 use std::sync::Arc;
 
 /// A transport of this build.
@@ -20,6 +19,7 @@ pub enum Kind {
     Ipc,
     #[cfg(feature = "mpi")]
     Ro,
+    Gda,
 }
 
 /// The transport one operation goes through.
@@ -28,6 +28,7 @@ pub enum Via<'a> {
     Ipc(&'a Ipc),
     #[cfg(feature = "mpi")]
     Ro(&'a Ro),
+    Gda(&'a Gda),
 }
 
 /// Every transport of this PE and the routes between them.
@@ -35,6 +36,7 @@ pub struct Transports {
     pub ipc: Ipc,
     #[cfg(feature = "mpi")]
     ro: Option<Arc<Ro>>,
+    gda: Option<Arc<Gda>>,
     /// Per peer: the transport of puts and gets.
     rma: Box<[Kind]>,
     /// The transport of every atomic: with RO, every atomic goes through MPI, mapped peer or
@@ -51,6 +53,7 @@ impl Transports {
             ipc: Ipc::new(slots, n_pes),
             #[cfg(feature = "mpi")]
             ro: None,
+            gda: None,
             rma: vec![Kind::Ipc; n_pes].into_boxed_slice(),
             amo: Kind::Ipc,
             mixed: false,
@@ -68,6 +71,25 @@ impl Transports {
         self.ro = Some(ro);
     }
 
+    /// Routes the peers this process does not map (`mapped[pe]` false) through the GDA
+    /// transport, and then every atomic too: NIC atomics are atomic only among themselves (as
+    /// RO routes every atomic through MPI).
+    pub fn use_gda(&mut self, gda: Arc<Gda>, mapped: &[bool]) {
+        for (k, m) in self.rma.iter_mut().zip(mapped) {
+            *k = if *m { Kind::Ipc } else { Kind::Gda };
+        }
+        self.mixed = self.rma.iter().any(|k| *k != Kind::Ipc);
+        if self.mixed {
+            self.amo = Kind::Gda;
+        }
+        self.gda = Some(gda);
+    }
+
+    /// The GDA transport, when it runs (the device table, shutdown).
+    pub fn gda(&self) -> Option<&Gda> {
+        self.gda.as_deref()
+    }
+
     /// The RO backend, when it runs (its set-up and shutdown).
     #[cfg(feature = "mpi")]
     pub fn ro(&self) -> Option<&Ro> {
@@ -81,6 +103,8 @@ impl Transports {
             #[cfg(feature = "mpi")]
             // The kind is Ro only once `use_ro` set it.
             Kind::Ro => self.ro.as_deref().map_or(Via::Ipc(&self.ipc), Via::Ro),
+            // The kind is Gda only once `use_gda` set it.
+            Kind::Gda => self.gda.as_deref().map_or(Via::Ipc(&self.ipc), Via::Gda),
         }
     }
 
@@ -94,6 +118,12 @@ impl Transports {
     #[inline]
     pub fn amo(&self) -> Via<'_> {
         self.via(self.amo)
+    }
+
+    /// The transport of puts and gets to PE `pe` (a valid PE number), and of atomics to it:
+    /// what the device state's route tables say (runtime/device.rs).
+    pub fn kinds(&self, pe: usize) -> (Kind, Kind) {
+        (self.rma[pe], self.amo)
     }
 
     /// The transport of barriers and collectives over `set`: IPC when this PE maps every
@@ -119,6 +149,9 @@ impl Transports {
         if let Some(ro) = &self.ro {
             ro.quiet();
         }
+        if let Some(g) = &self.gda {
+            g.quiet();
+        }
     }
 
     /// Finalize (collective): the transports release what they hold (RO: its proxy drains and
@@ -127,6 +160,9 @@ impl Transports {
         #[cfg(feature = "mpi")]
         if let Some(ro) = &self.ro {
             ro.shutdown();
+        }
+        if let Some(g) = &self.gda {
+            g.shutdown();
         }
     }
 
@@ -156,6 +192,7 @@ macro_rules! via {
             Via::Ipc($t) => $e,
             #[cfg(feature = "mpi")]
             Via::Ro($t) => $e,
+            Via::Gda($t) => $e,
         }
     };
 }

@@ -10,7 +10,7 @@
 /**
  * Version of the layouts below.
  */
-#define ROCSHMEM_DEVICE_ABI_VERSION 5
+#define ROCSHMEM_DEVICE_ABI_VERSION 7
 
 /**
  * `magic` of a live team entry ("TEAM").
@@ -21,6 +21,21 @@
  * `magic` of a live context entry ("CTX!").
  */
 #define ROCSHMEM_CTX_MAGIC 1129601057
+
+/**
+ * `rocshmem_device_state::peer_route` / `amo_route`: load/store to the peer's mapped heap.
+ */
+#define ROCSHMEM_ROUTE_IPC 0
+
+/**
+ * The RO backend's proxy (MPI).
+ */
+#define ROCSHMEM_ROUTE_RO 1
+
+/**
+ * GPU-initiated RDMA through the device's queue pairs (docs/gda.md).
+ */
+#define ROCSHMEM_ROUTE_GDA 2
 
 /**
  * Bytes of the per-slot header of the device synchronisation area (local sequence numbers),
@@ -37,6 +52,17 @@
  * `rocshmem_device_fast::flags`: the RO backend is active (`rocshmem_device_state::ro` is set).
  */
 #define ROCSHMEM_FAST_RO 1
+
+/**
+ * `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
+ */
+#define ROCSHMEM_FAST_GDA 2
+
+/**
+ * `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
+ * of the device state decide each operation (device code tests this mask once per operation).
+ */
+#define ROCSHMEM_FAST_REMOTE (ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA)
 
 /**
  * Commands in each RO queue (a power of two, at least 4).
@@ -322,6 +348,29 @@ typedef struct rocshmem_ro_device {
 } rocshmem_ro_device;
 
 /**
+ * The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.
+ * Which peers GDA carries is in the state's route tables (`ROCSHMEM_ROUTE_GDA`).
+ */
+typedef struct rocshmem_gda_device {
+  /**
+   * `rocshmem_gda_qp` descriptors (gda_abi.h): queue pair `q` to world PE `p` is entry
+   * `p * qps_per_pe + q`.
+   */
+  void *qps;
+  int32_t n_pes;
+  int32_t qps_per_pe;
+  /**
+   * Registered 8-byte words where fetching atomics and `g` receive their value (key
+   * `fetch_lkey`), `n_fetch` of them (a power of two); a thread claims word `i` by setting
+   * `fetch_busy[i]` from 0 to 1 and frees it after reading.
+   */
+  uint64_t *fetch;
+  uint32_t *fetch_busy;
+  uint32_t n_fetch;
+  uint32_t fetch_lkey;
+} rocshmem_gda_device;
+
+/**
  * Everything device code needs, reached through one pointer.
  */
 typedef struct rocshmem_device_state {
@@ -367,6 +416,22 @@ typedef struct rocshmem_device_state {
    * RO backend: the command queues the host proxy serves; NULL on the IPC backend.
    */
   struct rocshmem_ro_device *ro;
+  /**
+   * `peer_route[p]`: the transport of puts, gets and signals' data to world PE `p`, a
+   * `ROCSHMEM_ROUTE_*` value (`n_pes` bytes). Read by device code only when
+   * `rocshmem_device_fast::flags` has a [`ROCSHMEM_FAST_REMOTE`] bit.
+   */
+  const uint8_t *peer_route;
+  /**
+   * `amo_route[p]`: the transport of atomics (and signal updates) to world PE `p` (`n_pes`
+   * bytes). With RO every atomic goes through the proxy, with GDA too once some peer is GDA:
+   * MPI and NIC atomics are atomic only among themselves.
+   */
+  const uint8_t *amo_route;
+  /**
+   * GDA backend: the queue pairs device threads post to; NULL when GDA does not run.
+   */
+  struct rocshmem_gda_device *gda;
 } rocshmem_device_state;
 
 /**
@@ -386,7 +451,8 @@ typedef struct rocshmem_device_fast {
    */
   int32_t n_bases;
   /**
-   * [`ROCSHMEM_FAST_RO`] when the RO backend is active.
+   * One bit per active transport other than IPC ([`ROCSHMEM_FAST_RO`], [`ROCSHMEM_FAST_GDA`]);
+   * 0: every operation is IPC, and device code reads no route table.
    */
   int32_t flags;
   /**

@@ -231,10 +231,18 @@ ROCSHMEM_DEV uint32_t post(Qp *qp, uint32_t n_wqes, const uint32_t *blocks, Buil
 
 // ---- operations (one thread; every address is in the symmetric heap unless said) ---------
 
-/** Puts `len` bytes from local `src` to symmetric `dest` on the peer; returns once posted. */
+/** `lkey` argument meaning "the queue pair's own key" (the registered heap). */
+constexpr uint32_t kHeapKey = 0xffffffffu;
+
+/**
+ * Puts `len` bytes from local `src` to symmetric `dest` on the peer; returns once posted. A
+ * source above `inline_max` is read by the NIC: the heap, or memory registered under `lkey`.
+ */
 template <class W = mlx5::Writer>
-ROCSHMEM_DEV uint32_t put_nbi(Qp *qp, void *dest, const void *src, size_t len, uint64_t *end) {
+ROCSHMEM_DEV uint32_t put_nbi(Qp *qp, void *dest, const void *src, size_t len, uint64_t *end,
+                              uint32_t lkey = kHeapKey) {
   *end = 0;
+  if (lkey == kHeapKey) lkey = qp->lkey;
   const uint32_t one = 1;
   if (len <= qp->inline_max && len <= W::kInlineMax) {
     if (len == 0) return qp_status(qp);
@@ -247,24 +255,29 @@ ROCSHMEM_DEV uint32_t put_nbi(Qp *qp, void *dest, const void *src, size_t len, u
     const uint8_t *d = static_cast<const uint8_t *>(dest) + off;
     const uint8_t *sp = static_cast<const uint8_t *>(src) + off;
     const uint32_t s = post<W>(qp, 1, &one, [&](Wqe &w, uint32_t, uint16_t idx, bool sig) {
-      W::rdma(w, Rdma::write, idx, qp->qpn, sig, wire_remote(qp, d), qp->rkey, wire_local(sp), qp->lkey, n);
+      W::rdma(w, Rdma::write, idx, qp->qpn, sig, wire_remote(qp, d), qp->rkey, wire_local(sp), lkey, n);
     }, end);
     if (s != 0) return s;
   }
   return 0;
 }
 
-/** Gets `len` bytes from symmetric `src` on the peer into local heap memory `dest`. */
+/**
+ * Gets `len` bytes from symmetric `src` on the peer into local registered memory `dest`: the
+ * heap, or memory registered under `lkey`.
+ */
 template <class W = mlx5::Writer>
-ROCSHMEM_DEV uint32_t get_nbi(Qp *qp, void *dest, const void *src, size_t len, uint64_t *end) {
+ROCSHMEM_DEV uint32_t get_nbi(Qp *qp, void *dest, const void *src, size_t len, uint64_t *end,
+                              uint32_t lkey = kHeapKey) {
   *end = 0;
+  if (lkey == kHeapKey) lkey = qp->lkey;
   const uint32_t one = 1;
   for (size_t off = 0; off < len; off += qp->max_msg) {
     const uint32_t n = uint32_t(len - off < qp->max_msg ? len - off : qp->max_msg);
     uint8_t *d = static_cast<uint8_t *>(dest) + off;
     const uint8_t *sp = static_cast<const uint8_t *>(src) + off;
     const uint32_t s = post<W>(qp, 1, &one, [&](Wqe &w, uint32_t, uint16_t idx, bool sig) {
-      W::rdma(w, Rdma::read, idx, qp->qpn, sig, wire_remote(qp, sp), qp->rkey, wire_local(d), qp->lkey, n);
+      W::rdma(w, Rdma::read, idx, qp->qpn, sig, wire_remote(qp, sp), qp->rkey, wire_local(d), lkey, n);
     }, end);
     if (s != 0) return s;
   }
@@ -309,17 +322,18 @@ ROCSHMEM_DEV_INLINE AmoArgs amo_args(AmoOp op, uint32_t size, uint64_t value, ui
 
 /**
  * Posts an atomic on symmetric `dest` (aligned to `size`). The old value goes to `result`
- * (registered local memory, key lkey) when given, else to the queue pair's scratch word.
+ * (registered local memory: the heap, or memory registered under `lkey`) when given, else to
+ * the queue pair's scratch word.
  */
 template <class W = mlx5::Writer>
 ROCSHMEM_DEV uint32_t amo_nbi(Qp *qp, AmoOp op, void *dest, uint32_t size, uint64_t value, uint64_t cond,
-                              void *result, uint64_t *end) {
+                              void *result, uint64_t *end, uint32_t result_lkey = kHeapKey) {
   *end = 0;
   if ((size != 4 && size != 8) || (reinterpret_cast<uint64_t>(dest) & (size - 1)) != 0) return ROCSHMEM_GDA_ERR_ARG;
   const AmoArgs a = amo_args(op, size, value, cond);
   const uint32_t blocks = W::atomic_blocks(a.form, a.size);
   const uint64_t laddr = result ? wire_local(result) : qp->scratch;
-  const uint32_t lkey = result ? qp->lkey : qp->scratch_lkey;
+  const uint32_t lkey = !result ? qp->scratch_lkey : result_lkey == kHeapKey ? qp->lkey : result_lkey;
   return post<W>(qp, 1, &blocks, [&](Wqe &w, uint32_t, uint16_t idx, bool sig) {
     W::atomic(w, a, idx, qp->qpn, sig, wire_remote(qp, dest), qp->rkey, laddr, lkey);
   }, end);
@@ -334,9 +348,9 @@ ROCSHMEM_DEV_INLINE uint64_t fetched(const void *result, uint32_t size) {
 /** A fetching atomic: posts, waits for its completion, returns the old value in `*old`. */
 template <class W = mlx5::Writer>
 ROCSHMEM_DEV uint32_t amo_fetch(Qp *qp, AmoOp op, void *dest, uint32_t size, uint64_t value, uint64_t cond,
-                                void *result, uint64_t *old) {
+                                void *result, uint64_t *old, uint32_t result_lkey = kHeapKey) {
   uint64_t end = 0;
-  uint32_t s = amo_nbi<W>(qp, op, dest, size, value, cond, result, &end);
+  uint32_t s = amo_nbi<W>(qp, op, dest, size, value, cond, result, &end, result_lkey);
   if (s == 0) s = wait_done<W>(qp, end);
   *old = s == 0 ? fetched(result, size) : 0;
   return s;

@@ -6,7 +6,7 @@
 use super::abi::*;
 use super::devx;
 use super::mlx5;
-use super::model::{Model, Mr, Peer};
+use super::model::{Model, Mr, Peer, fresh_key};
 use crate::api::{status_call, value_call};
 use crate::error::Error;
 use crate::runtime;
@@ -14,15 +14,6 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
 static MODEL: Mutex<Option<Model>> = Mutex::new(None);
-
-/// A registration key no other PE is likely to use (keys are checked by the model like rkeys).
-fn fresh_key(me: usize) -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_usize(me);
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-    (h.finish() as u32) | 1
-}
 
 /// Collective: starts this PE's NIC model with a queue pair to every PE (itself included) and
 /// this PE's heap registered; `*qps` receives the `n_pes` device descriptors (index = peer).
@@ -74,7 +65,7 @@ pub unsafe extern "C" fn rocshmemi_gda_model_start(
             })
             .collect();
         let local = Mr { base, len, key, here: base as usize };
-        let mut model = Model::start(me, &cfg, local, &peers)?;
+        let mut model = Model::start(me, &cfg, local, &[], &peers)?;
         // SAFETY: checked non-null above.
         unsafe { *qps = model.descriptors() };
         *slot = Some(model);

@@ -12,8 +12,10 @@
 //!   memory exported for registration.
 //! - `hooks`: the `rocshmemi_gda_*` entry points the tests use.
 //!
-//! `ROCSHMEM_BACKEND=gda` is refused at init with [`not_routed_message`]: routing is phase B,
-//! on the transport interface.
+//! Routing (phase B): `ROCSHMEM_BACKEND=gda` with `ROCSHMEM_GDA_PROVIDER=model` runs the
+//! transport `transport::gda` against the NIC model on the host platform; with any other
+//! provider init refuses with [`refusal`], which says what this node has (queue pairs on a NIC,
+//! `setup.rs`, are not wired into init yet).
 
 pub mod abi;
 pub mod devx;
@@ -27,6 +29,7 @@ pub mod setup;
 pub mod verbs;
 
 use crate::env::Config;
+use abi::*;
 use std::path::Path;
 
 /// The environment's NIC filters.
@@ -61,16 +64,56 @@ pub fn probe(cfg: &Config, sysfs: &Path) -> Result<discovery::Choice, String> {
     Ok(c)
 }
 
-/// Why init refuses `ROCSHMEM_BACKEND=gda`, with what this node has.
-pub fn not_routed_message(cfg: &Config) -> String {
+/// `ROCSHMEM_GDA_PROVIDER=model`: the NIC model of the host platform (a development and test
+/// provider: it serves the queue pairs in this process, between PEs of one machine).
+pub const MODEL_PROVIDER: &str = "model";
+
+/// Whether `ROCSHMEM_GDA_PROVIDER` names the NIC model.
+pub fn wants_model(cfg: &Config) -> bool {
+    cfg.gda_provider.trim().eq_ignore_ascii_case(MODEL_PROVIDER)
+}
+
+/// Why init refuses `ROCSHMEM_BACKEND=gda` (any provider but the model), with what this node has.
+pub fn refusal(cfg: &Config) -> String {
     let node = match probe(cfg, Path::new("/sys")) {
         Ok(c) => format!("this node's NIC would be {} port {}", c.nic, c.port),
         Err(why) => format!("and on this node: {why}"),
     };
     format!(
-        "ROCSHMEM_BACKEND=gda: the GDA backend is built and tested against a NIC model but not routed into the \
-         operations yet (docs/gda.md); use ipc or ro ({node})"
+        "ROCSHMEM_BACKEND=gda: the GDA backend runs only against its NIC model in this build \
+         (ROCSHMEM_GDA_PROVIDER=model, host platform; docs/gda.md): queue pairs on a NIC are not set up yet; \
+         use ipc or ro ({node})"
     )
+}
+
+/// The one line for a queue pair's status (`ROCSHMEM_GDA_ERR_*`) and `err_info`: which peer,
+/// which side posted (host or device), and the NIC's syndrome.
+pub fn describe_status(status: u32, err_info: u32, side: &str, peer: usize) -> String {
+    let what = match status & 0xf00 {
+        ROCSHMEM_GDA_ERR_CQE => {
+            let synd = (status & 0xff) as u8;
+            let name = match synd {
+                mlx5::SYND_LOCAL_LENGTH => "local length error",
+                mlx5::SYND_LOCAL_QP_OP => "local QP operation error",
+                mlx5::SYND_LOCAL_PROT => "local protection error (a source or destination outside registered memory)",
+                mlx5::SYND_WR_FLUSH => "work request flushed (after an earlier error)",
+                mlx5::SYND_REMOTE_INVAL_REQ => "remote invalid request (a misaligned atomic?)",
+                mlx5::SYND_REMOTE_ACCESS => "remote access error (an address outside the peer's heap)",
+                mlx5::SYND_REMOTE_OP => "remote operation error",
+                _ => "error completion",
+            };
+            format!(
+                "the NIC completed WQE {} with syndrome {synd:#04x}: {name} (vendor syndrome {:#04x})",
+                err_info & 0xffff,
+                (err_info >> 16) & 0xff
+            )
+        }
+        ROCSHMEM_GDA_ERR_BAD_CQE => format!("an unexpected completion (opcode {:#x})", status & 0xff),
+        ROCSHMEM_GDA_ERR_STOPPED => "the queue pair was stopped (finalize began, or a PE failed)".to_string(),
+        ROCSHMEM_GDA_ERR_ARG => "an argument the queue pair cannot carry (atomic size or alignment)".to_string(),
+        _ => format!("status {status:#x}"),
+    };
+    format!("the {side} queue pair to PE {peer} failed: {what}; later operations on it fail too")
 }
 
 #[cfg(test)]
@@ -80,7 +123,7 @@ mod tests {
     #[test]
     fn refusal_is_one_line_and_names_the_reason() {
         let cfg = Config::from_lookup(&|_| None).unwrap();
-        let m = not_routed_message(&cfg);
+        let m = refusal(&cfg);
         assert!(m.starts_with("ROCSHMEM_BACKEND=gda: ") && !m.contains('\n'), "{m}");
         let s = discovery::tests::FakeSys::new("probe");
         let e = probe(&cfg, &s.root.join("none")).unwrap_err();

@@ -14,8 +14,8 @@
 //! WQE with the wrong index or QPN) is counted and fails the queue pair.
 //!
 //! Test controls: an error injected into the n-th next WQE of a queue pair, holding queues until
-//! they are full, and a reset. The model is started by the GDA test entry points (hooks.rs);
-//! routing `ROCSHMEM_BACKEND=gda` to it is phase B (docs/gda.md).
+//! they are full, and a reset. The model is started by init with `ROCSHMEM_BACKEND=gda
+//! ROCSHMEM_GDA_PROVIDER=model` (transport/gda.rs), or by the GDA test entry points (hooks.rs).
 
 use super::abi::*;
 use super::layout::{PAGE, QpLayout, UAR_BF_OFFSET};
@@ -150,14 +150,22 @@ pub const INLINE_DEFAULT: u32 = 28;
 pub const MAX_MSG_DEFAULT: u32 = 1 << 30;
 
 impl Model {
-    /// Builds one queue pair to every peer (`peers[p]`; this PE is `me`, its heap registered as
-    /// `local_heap`) and starts the serving thread.
-    pub fn start(me: usize, cfg: &rocshmem_gda_model_config, local_heap: Mr, peers: &[Peer]) -> Result<Model> {
+    /// Builds one queue pair per entry of `peers` (queue pair `i` reaches `peers[i]`; this PE is
+    /// `me`, its heap registered as `local_heap`, and `extra` more local registrations, e.g. a
+    /// bounce buffer) and starts the serving thread.
+    pub fn start(
+        me: usize,
+        cfg: &rocshmem_gda_model_config,
+        local_heap: Mr,
+        extra: &[Mr],
+        peers: &[Peer],
+    ) -> Result<Model> {
         let layout = QpLayout::new(cfg.sq_depth, cfg.cq_depth)?;
         let n = peers.len();
         let mut blocks = Vec::with_capacity(n);
         let mut uars = Vec::with_capacity(n);
         let mut locals = vec![local_heap];
+        locals.extend_from_slice(extra);
         let mut descs: Vec<rocshmem_gda_qp> = Vec::with_capacity(n);
         for (p, peer) in peers.iter().enumerate() {
             let block = Pages::new(layout.bytes)?;
@@ -627,6 +635,15 @@ fn atomic(p: *mut u8, size: u32, w: &rocshmem_gda_wqe_desc) -> u64 {
             }
         }
     }
+}
+
+/// A registration key no other PE is likely to use (keys are checked by the model like rkeys).
+pub(crate) fn fresh_key(me: usize) -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(me);
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    (h.finish() as u32) | 1
 }
 
 #[cfg(test)]

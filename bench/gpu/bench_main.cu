@@ -208,6 +208,16 @@ int main(int argc, char **argv) {
   // Each buffer: the largest transfer, then guard words (checked untouched), then padding so
   // that the second buffer starts as aligned as the first.
   const size_t span = max_bytes + 4096;
+  // BENCH_PAD=<bytes>: a symmetric allocation of that size first, so that the buffers sit
+  // elsewhere in the heap (does a row depend on where its buffers are?). Addresses on stderr.
+  void *pad = nullptr;
+  if (const char *s = getenv("BENCH_PAD"); s && *s) {
+    const size_t pad_bytes = (size_t)strtoull(s, nullptr, 0);
+    if (pad_bytes && !(pad = sh_malloc(pad_bytes))) {
+      fprintf(stderr, "bench (%s) PE %d: BENCH_PAD: symmetric allocation of %zu bytes failed\n", SH_LIB, me, pad_bytes);
+      return 3;
+    }
+  }
   char *a = nullptr, *b = nullptr;
   if (big) {
     a = static_cast<char *>(sh_malloc(span));
@@ -222,6 +232,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench (%s) PE %d: symmetric allocation of %d bytes failed\n", SH_LIB, me, BG_SMALL_BYTES);
     return 3;
   }
+  if (pad || getenv("BENCH_PAD"))
+    fprintf(stderr, "bench (%s) PE %d: buffers a=%p b=%p small=%p (BENCH_PAD=%s)\n", SH_LIB, me, (void *)a, (void *)b,
+            small, getenv("BENCH_PAD"));
   sync_barrier();
 
   if (wants(which, "put")) bench_put_bw(a, b, max_bytes);
@@ -241,6 +254,7 @@ int main(int argc, char **argv) {
     sh_free(b);
     sh_free(a);
   }
+  if (pad) sh_free(pad);
   CK(cudaFree(d_scratch));
   CK(cudaStreamDestroy(st));
   const int my = me;

@@ -37,8 +37,17 @@ enum class Route : uint8_t { ipc = ROCSHMEM_ROUTE_IPC, ro = ROCSHMEM_ROUTE_RO, g
 
 namespace route {
 
+/**
+ * The remote transports this build's device code carries (ROCSHMEM_FAST_* bits). GDA only on
+ * the host platform, where it runs (against the NIC model): on a GPU init refuses
+ * ROCSHMEM_BACKEND=gda (docs/gda.md), so GPU builds leave GDA's device code out. Inlined into
+ * a kernel of the device bitcode it had taken a 1024-thread kernel past 64 registers, which
+ * then did not launch ("too many resources requested", gpu_module_relaxed_np2 on the H200).
+ */
+constexpr int kCarried = ROCSHMEM_FAST_RO | (ROCSHMEM_PLATFORM_GPU ? 0 : ROCSHMEM_FAST_GDA);
+
 /** Is transport `bit` (a ROCSHMEM_FAST_* bit or mask) active? One load of the constant table. */
-ROCSHMEM_DEV_INLINE bool active(int bit) { return (rocshmemi_device_fast.flags & bit) != 0; }
+ROCSHMEM_DEV_INLINE bool active(int bit) { return (rocshmemi_device_fast.flags & bit & kCarried) != 0; }
 
 /** Is any transport other than IPC active (so that the route tables must be read)? */
 ROCSHMEM_DEV_INLINE bool remote_active() { return active(ROCSHMEM_FAST_REMOTE); }
@@ -62,6 +71,12 @@ ROCSHMEM_DEV_INLINE Peer peer(rocshmem_ctx_t ctx, int pe, bool amo) {
  * corrupt table gets here). Stops the kernel rather than pretend.
  */
 [[noreturn]] ROCSHMEM_DEV_INLINE void not_routed() { platform::trap(); }
+
+/** Opens each Route::gda case: a build without GDA (kCarried) stops there, and the rest of the
+ * case is dead code the compiler drops. */
+ROCSHMEM_DEV_INLINE void gda_carried() {
+  if constexpr ((kCarried & ROCSHMEM_FAST_GDA) == 0) not_routed();
+}
 
 /*
  * Each family is an inlined test of the flag word, whose IPC side is the caller's body, and an
@@ -93,6 +108,7 @@ ROCSHMEM_ROUTED void rma_routed(rocshmem_ctx_t ctx, Rma op, void *dest, const vo
     case Route::ipc: return ipc();
     case Route::ro: return ro::rma<G>(ctx, uint8_t(op), dest, source, bytes, p.world);
     case Route::gda:
+      gda_carried();
       if (op == Rma::put) return gda::putmem<G>(ctx, dest, source, bytes, p.world);
       return gda::getmem<G>(ctx, dest, source, bytes, p.world);
     default: not_routed();
@@ -112,7 +128,7 @@ ROCSHMEM_ROUTED void p_routed(rocshmem_ctx_t ctx, T *dest, T value, int pe, Ipc 
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::p(ctx, dest, value, r.world);
-    case Route::gda: return gda::p(ctx, dest, value, r.world);
+    case Route::gda: gda_carried(); return gda::p(ctx, dest, value, r.world);
     default: not_routed();
   }
 }
@@ -130,7 +146,7 @@ ROCSHMEM_ROUTED T g_routed(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc)
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::g(ctx, source, r.world);
-    case Route::gda: return gda::g(ctx, source, r.world);
+    case Route::gda: gda_carried(); return gda::g(ctx, source, r.world);
     default: not_routed();
   }
 }
@@ -151,7 +167,7 @@ ROCSHMEM_ROUTED uint64_t amo_routed(rocshmem_ctx_t ctx, uint8_t op, void *dest, 
   switch (r.route) {
     case Route::ipc: return ipc();
     case Route::ro: return ro::amo(ctx, op, dest, value, cond, width, r.world, fetch);
-    case Route::gda: return gda::amo(ctx, op, dest, value, cond, width, r.world, fetch);
+    case Route::gda: gda_carried(); return gda::amo(ctx, op, dest, value, cond, width, r.world, fetch);
     default: not_routed();
   }
 }
@@ -185,6 +201,7 @@ ROCSHMEM_ROUTED void put_signal_routed(rocshmem_ctx_t ctx, void *dest, const voi
     }
     // GDA: the data (when it carries it) and the update, a NIC atomic, in one post.
     case Route::gda: {
+      gda_carried();
       const bool with_data = data.route == Route::gda;
       return gda::put_signal<G>(ctx, dest, source, bytes, sig_addr, signal, sig_op, sig.world, with_data);
     }
@@ -217,6 +234,7 @@ ROCSHMEM_ROUTED void signal_op_routed(rocshmem_ctx_t ctx, uint64_t *sig_addr, ui
     case Route::ipc: return ipc();
     case Route::ro: return ro::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op, r.world, false);
     case Route::gda:
+      gda_carried();
       return gda::put_signal<Grp::thread>(ctx, sig_addr, sig_addr, 0, sig_addr, signal, sig_op, r.world, false);
     default: not_routed();
   }
@@ -260,6 +278,7 @@ ROCSHMEM_DEV_INLINE void complete(const rocshmem_device_state *s) {
 
 /** Arrival at a barrier member that GDA reaches: a NIC atomic add of one on its `flag`. */
 ROCSHMEM_ROUTED void signal_flag_routed(const rocshmem_device_state *s, int world, uint64_t *flag) {
+  gda_carried();
   gda::signal_flag(s->gda, world, flag);
 }
 

@@ -219,8 +219,8 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
     const size_t words = bytes / 16;
     V16 *dw = reinterpret_cast<V16 *>(d);
     const V16 *sw = reinterpret_cast<const V16 *>(s);
-    // Four loads in flight before their stores: a thread with several words waits for one
-    // load latency per four words, not per word. (Source and destination of a copy do not
+    // Four (then two) loads in flight before their stores: a thread with several words waits
+    // for one load latency per batch, not per word. (Source and destination of a copy do not
     // overlap; the group's threads never ordered their accesses among themselves anyway.)
     size_t i = r;
     for (; i + 3 * size_t(n) < words; i += 4 * size_t(n)) {
@@ -230,17 +230,16 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
       dw[i + 2 * size_t(n)] = c;
       dw[i + 3 * size_t(n)] = e;
     }
-    // Up to three words left for this thread: three independent tests (predicated loads and
-    // stores), not a test and branch per word: a call of a few words a thread (every put up
-    // to 64 KiB over a 1024-thread group) pays this once per call.
-    const bool h0 = i < words, h1 = i + n < words, h2 = i + 2 * size_t(n) < words;
-    V16 a{}, b{}, c{};
-    if (h0) a = sw[i];
-    if (h1) b = sw[i + n];
-    if (h2) c = sw[i + 2 * size_t(n)];
-    if (h0) dw[i] = a;
-    if (h1) dw[i + n] = b;
-    if (h2) dw[i + 2 * size_t(n)] = c;
+    if (i + n < words) {
+      const V16 a = sw[i], b = sw[i + n];
+      dw[i] = a;
+      dw[i + n] = b;
+      i += 2 * size_t(n);
+    }
+    // A branch per remaining word, not predicated loads and stores: the predicated form
+    // (tried in the fifth step) cost 110 ns a call on the H200, measured (0.145 against 0.199
+    // GB/s for a 64 B put, docs/benchmarks-nvidia.md, sixth step).
+    if (i < words) dw[i] = sw[i];
     done = words * 16;
   } else if ((mis & 7) == 0) {
     size_t words = bytes / 8;

@@ -170,7 +170,10 @@ fn fill_module_globals(module: usize, stream: usize) -> Result<()> {
         match phase() {
             Phase::Ready => break get()?,
             Phase::Initializing => std::thread::sleep(std::time::Duration::from_millis(1)),
-            _ => return Err(Error::NotInitialized),
+            // A program that finalizes right after init (before the loader got here): the
+            // module is not needed any more, and the log should say why it was not filled.
+            Phase::Finalizing | Phase::Finalized => return Err(Error::Finalized),
+            Phase::Uninit => return Err(Error::NotInitialized),
         }
     };
     // SAFETY: a module of the stream kernels and the library's stream.

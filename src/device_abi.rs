@@ -129,7 +129,9 @@ pub const ROCSHMEM_FAST_PES: usize = 64;
 pub struct rocshmem_device_fast {
     pub my_pe: i32,
     pub n_pes: i32,
-    /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
+    /// Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init
+    /// and while a remote transport is active (`flags`), so that device code's IPC fast path
+    /// (default context, `pe < n_bases`) is also its "IPC only" test.
     pub n_bases: i32,
     /// One bit per active transport other than IPC ([`ROCSHMEM_FAST_RO`], [`ROCSHMEM_FAST_GDA`]);
     /// 0: every operation is IPC, and device code reads no route table.
@@ -171,7 +173,8 @@ pub const ROCSHMEM_FAST_RO: i32 = 1;
 /// `rocshmem_device_fast::flags`: GDA is active (`rocshmem_device_state::gda` is set).
 pub const ROCSHMEM_FAST_GDA: i32 = 2;
 /// `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
-/// of the device state decide each operation (device code tests this mask once per operation).
+/// of the device state decide each operation (device code tests this mask off the IPC fast
+/// path: `n_bases` is 0 then).
 pub const ROCSHMEM_FAST_REMOTE: i32 = ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA;
 
 /// The GDA backend's device table (docs/gda.md), reached from `rocshmem_device_state::gda`.

@@ -9,8 +9,11 @@
  * writes it in two tables of the device state: `peer_route` (puts, gets, the data of
  * put-with-signal) and `amo_route` (atomics and signal updates), ROCSHMEM_ROUTE_* per PE.
  * Device code reads them only when `rocshmemi_device_fast.flags` has a ROCSHMEM_FAST_REMOTE
- * bit: with IPC alone (the default build and backend) an operation costs one load of a word
- * the IPC path reads anyway (constant memory on GPUs) and one branch, as before this split.
+ * bit, and tests that word only off the IPC fast path: the core leaves the constant table's
+ * `n_bases` at 0 while a remote transport is active, so the IPC path's own test (default
+ * context, PE in the table: direct()) also says "IPC only". An IPC operation costs no more
+ * than before this split; the flag test had cost 5-10 % of a small put on the H200
+ * (docs/benchmarks-nvidia.md, "Sixth step").
  *
  * Group forms pass their scope G through, so that a transport posts a group's work once
  * (RO: rank 0 submits one command; GDA: one reservation and one doorbell per group).
@@ -52,6 +55,17 @@ ROCSHMEM_DEV_INLINE bool active(int bit) { return (rocshmemi_device_fast.flags &
 /** Is any transport other than IPC active (so that the route tables must be read)? */
 ROCSHMEM_DEV_INLINE bool remote_active() { return active(ROCSHMEM_FAST_REMOTE); }
 
+/**
+ * The IPC fast path: context `ctx` is the default one (a NULL handle or its own entry) and PE
+ * `pe` is in the constant table, so ctx_peer_ptr() maps it from constants. The core leaves the
+ * table empty while a remote transport is active (src/runtime/device.rs), so true also means
+ * "IPC only": the one test the IPC body makes anyway, which the compiler then folds into it.
+ */
+ROCSHMEM_DEV_INLINE bool direct(rocshmem_ctx_t ctx, int pe) {
+  const void *o = ctx.ctx_opaque;
+  return (o == nullptr || o == rocshmemi_device_fast.default_ctx) && pe < rocshmemi_device_fast.n_bases;
+}
+
 /** A peer as a remote transport needs it: its route and its world PE number. */
 struct Peer {
   Route route;
@@ -79,9 +93,10 @@ ROCSHMEM_DEV_INLINE void gda_carried() {
 }
 
 /*
- * Each family is an inlined test of the flag word, whose IPC side is the caller's body, and an
- * out-of-line routed side (`*_routed`, taken only when a remote transport is active) that reads
- * the route and runs the IPC body (a mapped peer) or the transport. Out of line like
+ * Each family is an inlined direct() test, whose true side is the caller's IPC body, and an
+ * out-of-line routed side (`*_routed`: another context, a PE past the constant table, or a
+ * remote transport active) that runs the IPC body when no remote transport is active, else
+ * reads the route and runs the IPC body (a mapped peer) or the transport. Out of line like
  * ro::submit: the slow path's table reads and switch stay out of every IPC call site, and the
  * IPC body is not a join of two paths (no convergence barrier around it on NVIDIA). The IPC
  * bodies capture by value, so nothing of the caller goes to the stack on the IPC side.
@@ -103,6 +118,7 @@ enum class Rma : uint8_t { put = ROCSHMEM_RO_PUT, get = ROCSHMEM_RO_GET };
 template <Grp G, class Ipc>
 ROCSHMEM_ROUTED void rma_routed(rocshmem_ctx_t ctx, Rma op, void *dest, const void *source, size_t bytes, int pe,
                                 Ipc ipc) {
+  if (!remote_active()) return ipc();
   const Peer p = peer(ctx, pe, false);
   switch (p.route) {
     case Route::ipc: return ipc();
@@ -118,12 +134,13 @@ ROCSHMEM_ROUTED void rma_routed(rocshmem_ctx_t ctx, Rma op, void *dest, const vo
 /** A put or get of `bytes` by group G with PE `pe`; `ipc()` is the load/store body. */
 template <Grp G, class Ipc>
 ROCSHMEM_DEV_INLINE void rma(rocshmem_ctx_t ctx, Rma op, void *dest, const void *source, size_t bytes, int pe, Ipc ipc) {
-  if (!remote_active()) return ipc();
+  if (direct(ctx, pe)) return ipc();
   rma_routed<G>(ctx, op, dest, source, bytes, pe, ipc);
 }
 
 template <class T, class Ipc>
 ROCSHMEM_ROUTED void p_routed(rocshmem_ctx_t ctx, T *dest, T value, int pe, Ipc ipc) {
+  if (!remote_active()) return ipc();
   const Peer r = peer(ctx, pe, false);
   switch (r.route) {
     case Route::ipc: return ipc();
@@ -136,12 +153,13 @@ ROCSHMEM_ROUTED void p_routed(rocshmem_ctx_t ctx, T *dest, T value, int pe, Ipc 
 /** A single-element put. */
 template <class T, class Ipc>
 ROCSHMEM_DEV_INLINE void p(rocshmem_ctx_t ctx, T *dest, T value, int pe, Ipc ipc) {
-  if (!remote_active()) return ipc();
+  if (direct(ctx, pe)) return ipc();
   p_routed(ctx, dest, value, pe, ipc);
 }
 
 template <class T, class Ipc>
 ROCSHMEM_ROUTED T g_routed(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc) {
+  if (!remote_active()) return ipc();
   const Peer r = peer(ctx, pe, false);
   switch (r.route) {
     case Route::ipc: return ipc();
@@ -154,7 +172,7 @@ ROCSHMEM_ROUTED T g_routed(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc)
 /** A single-element get. */
 template <class T, class Ipc>
 ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc) {
-  if (!remote_active()) return ipc();
+  if (direct(ctx, pe)) return ipc();
   return g_routed(ctx, source, pe, ipc);
 }
 
@@ -163,6 +181,7 @@ ROCSHMEM_DEV_INLINE T g(rocshmem_ctx_t ctx, const T *source, int pe, Ipc ipc) {
 template <class Ipc>
 ROCSHMEM_ROUTED uint64_t amo_routed(rocshmem_ctx_t ctx, uint8_t op, void *dest, uint64_t value, uint64_t cond,
                                     unsigned width, int pe, bool fetch, Ipc ipc) {
+  if (!remote_active()) return ipc();
   const Peer r = peer(ctx, pe, true);
   switch (r.route) {
     case Route::ipc: return ipc();
@@ -179,7 +198,7 @@ ROCSHMEM_ROUTED uint64_t amo_routed(rocshmem_ctx_t ctx, uint8_t op, void *dest, 
 template <class Ipc>
 ROCSHMEM_DEV_INLINE uint64_t amo(rocshmem_ctx_t ctx, uint8_t op, void *dest, uint64_t value, uint64_t cond,
                                  unsigned width, int pe, bool fetch, Ipc ipc) {
-  if (!remote_active()) return ipc();
+  if (direct(ctx, pe)) return ipc();
   return amo_routed(ctx, op, dest, value, cond, width, pe, fetch, ipc);
 }
 
@@ -189,6 +208,10 @@ template <Grp G, class IpcData, class IpcSignal>
 ROCSHMEM_ROUTED void put_signal_routed(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes,
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, IpcData ipc_data,
                                        IpcSignal ipc_signal) {
+  if (!remote_active()) {
+    ipc_data();
+    return ipc_signal();
+  }
   const Peer data = peer(ctx, pe, false), sig = peer(ctx, pe, true);
   if (data.route == Route::ipc) ipc_data();
   switch (data.route == Route::ipc ? sig.route : data.route) {
@@ -219,7 +242,7 @@ template <Grp G, class IpcData, class IpcSignal>
 ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, void *dest, const void *source, size_t bytes,
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, IpcData ipc_data,
                                     IpcSignal ipc_signal) {
-  if (!remote_active()) {
+  if (direct(ctx, pe)) {
     ipc_data();
     return ipc_signal();
   }
@@ -229,6 +252,7 @@ ROCSHMEM_DEV_INLINE void put_signal(rocshmem_ctx_t ctx, void *dest, const void *
 template <class Ipc>
 ROCSHMEM_ROUTED void signal_op_routed(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                                       Ipc ipc) {
+  if (!remote_active()) return ipc();
   const Peer r = peer(ctx, pe, true);
   switch (r.route) {
     case Route::ipc: return ipc();
@@ -244,7 +268,7 @@ ROCSHMEM_ROUTED void signal_op_routed(rocshmem_ctx_t ctx, uint64_t *sig_addr, ui
 template <class Ipc>
 ROCSHMEM_DEV_INLINE void signal_op(rocshmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                                    Ipc ipc) {
-  if (!remote_active()) return ipc();
+  if (direct(ctx, pe)) return ipc();
   signal_op_routed(ctx, sig_addr, signal, sig_op, pe, ipc);
 }
 

@@ -75,7 +75,8 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
 template <Grp G>
 ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release) {
   const rocshmem_device_fast &f = rocshmemi_device_fast;
-  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes || route::remote_active()) return false;
+  // n_bases is 0 while a remote transport is active (src/runtime/device.rs).
+  if (t == nullptr || t != f.world_team || f.n_bases != f.n_pes) return false;
   sync_round<G>(nullptr, SyncTeam{f.n_pes, f.my_pe, 0, 1, f.world_sync_off}, release);
   return true;
 }

@@ -113,12 +113,15 @@ pub(super) fn build(
     let fast = &mut head.fast;
     fast.my_pe = me as i32;
     fast.n_pes = n as i32;
-    fast.n_bases = n.min(ROCSHMEM_FAST_PES) as i32;
+    // Empty while a remote transport is active: device code's IPC fast path (default context,
+    // `pe < n_bases`) is then also its "no remote transport" test (device/src/route.hpp).
+    let n_fast = if fast.flags & crate::device_abi::ROCSHMEM_FAST_REMOTE != 0 { 0 } else { n.min(ROCSHMEM_FAST_PES) };
+    fast.n_bases = n_fast as i32;
     fast.default_ctx = ctxs.opaque(0).cast();
     fast.heap_base = heap_bases[me];
     fast.world_team = teams.handle(WORLD_SLOT).cast();
     fast.world_sync_off = (heap.control.dev_sync_off + WORLD_SLOT * heap.control.dev_sync_slot_bytes) as u64;
-    fast.heap_bases[..n.min(ROCSHMEM_FAST_PES)].copy_from_slice(&heap_bases[..n.min(ROCSHMEM_FAST_PES)]);
+    fast.heap_bases[..n_fast].copy_from_slice(&heap_bases[..n_fast]);
     // SAFETY: plain-data views of the head and of the bases array.
     let (head_bytes, bases) = unsafe {
         (

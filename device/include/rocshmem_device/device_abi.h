@@ -60,7 +60,8 @@
 
 /**
  * `rocshmem_device_fast::flags`: some transport other than IPC is active, so the route tables
- * of the device state decide each operation (device code tests this mask once per operation).
+ * of the device state decide each operation (device code tests this mask off the IPC fast
+ * path: `n_bases` is 0 then).
  */
 #define ROCSHMEM_FAST_REMOTE (ROCSHMEM_FAST_RO | ROCSHMEM_FAST_GDA)
 
@@ -447,7 +448,9 @@ typedef struct rocshmem_device_fast {
   int32_t my_pe;
   int32_t n_pes;
   /**
-   * Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init.
+   * Entries of `heap_bases` that are filled: min(n_pes, ROCSHMEM_FAST_PES); 0 before init
+   * and while a remote transport is active (`flags`), so that device code's IPC fast path
+   * (default context, `pe < n_bases`) is also its "IPC only" test.
    */
   int32_t n_bases;
   /**

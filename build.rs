@@ -76,8 +76,14 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
         .collect();
     device_sources.sort();
-    cc::Build::new()
-        .cpp(true)
+    let mut cxx = cc::Build::new();
+    // -O2, not cargo's release -O3: the host platform's device library is every type and group
+    // form of the API, and -O3's unrolling made it 1.5x larger (api_coll.o: 888 KB of code at
+    // -O3, 608 KB at -O2), most of the shipped library (docs/benchmarks-nvidia.md, image size).
+    if std::env::var("OPT_LEVEL").as_deref() == Ok("3") {
+        cxx.opt_level(2);
+    }
+    cxx.cpp(true)
         .std("c++17")
         .include(root.join("include"))
         .include(root.join("device/include"))

@@ -293,6 +293,11 @@ pub trait GpuRuntime: Send + Sync {
     fn stream_kernels_start(&self, fill: modules::FillGlobals) {
         let _ = fill;
     }
+    /// Waits up to `limit` for the stream kernels' core module (`stream_kernels_start`), once
+    /// the runtime is up: init's last step. Nothing to do by default.
+    fn stream_kernels_settle(&self, limit: std::time::Duration) {
+        let _ = limit;
+    }
     /// Waits for what `stream_kernels_start` started (finalize calls it before the runtime
     /// goes away). Nothing to do by default.
     fn stream_kernels_wait(&self) {}

@@ -660,6 +660,10 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         super::modules::start(&self.api, &self.streams, V::IMAGES, V::IMAGES_NOT_BUILT, self.stream, fill);
     }
 
+    fn stream_kernels_settle(&self, limit: std::time::Duration) {
+        self.streams.wait_core(limit);
+    }
+
     fn stream_kernels_wait(&self) {
         self.streams.wait_loaded();
     }

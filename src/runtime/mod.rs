@@ -243,6 +243,10 @@ fn sweep_job_names() {
 
 pub use crate::stop::exit_now;
 
+/// How long init waits for the stream kernels' core module (`GpuRuntime::stream_kernels_settle`):
+/// loading it took 2-6 ms on the H200 with SASS, a cold JIT from PTX 366-449 ms (docs/streams.md).
+const STREAM_SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// `rocshmem_init*`: bootstrap, heap, teams, contexts.
 pub fn init(method: Method) -> Result<&'static Runtime> {
     if let Err(cur) =
@@ -278,7 +282,12 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
                 abort_now(status, &reason, is_error);
             }
             // SAFETY: just published.
-            Ok(unsafe { &*p })
+            let rt = unsafe { &*p };
+            // The stream kernels' core module, filled by its loader thread now that the runtime
+            // is up: a few ms with code for this GPU in the library, kept out of the first
+            // *_on_stream call; a PTX JIT (no such code) stays in the background past the bound.
+            rt.gpu.stream_kernels_settle(STREAM_SETTLE_LIMIT);
+            Ok(rt)
         }
         Err(e) => {
             let mut pending = PENDING_ABORT.lock().unwrap_or_else(|e| e.into_inner());

@@ -71,7 +71,14 @@ run() {
   timeout 240 $MPIRUN -np "$np" ${RO_ENV:-} "$@" >"$log" 2>&1 </dev/null
   rc=$?
   secs=$(awk "BEGIN{print ($(date +%s%N) - $t0) / 1e9}")
-  if [ $rc -eq 0 ]; then res=passed; else res="FAILED ($rc)"; fails=$((fails + 1)); tail -15 "$log"; fi
+  if [ $rc -eq 0 ]; then
+    res=passed
+  elif [ -n "${REFUSAL:-}" ] && [ "$(grep -oE "PE [0-9]+: .*$REFUSAL" "$log" | cut -d: -f1 | sort -u | wc -l)" -eq "$np" ]; then
+    # Every PE refused with the documented line: the known limitation, not a failure.
+    res="refused as documented"
+  else
+    res="FAILED ($rc)"; fails=$((fails + 1)); tail -15 "$log"
+  fi
   printf '| %s | %s | %s | %s | %.1f |\n' "$name" "$cfg" "$np" "$res" "$secs" | tee -a "$TABLE"
 }
 echo "== device functional suite (ctests/ro/device_families.txt)"
@@ -102,10 +109,15 @@ exe=$(find "$BUILD" -name stream_gpu_test -type f -perm -u+x | head -1)
 if [ -z "$exe" ]; then
   echo "| stream_gpu_test | - | - | NOT BUILT | - |" | tee -a "$TABLE"; fails=$((fails + 1))
 else
+  # Under RO on a GPU the stream-ordered calls are refused with one line (src/stream/mod.rs,
+  # refuse_ro_on_gpu: a hang not yet diagnosed, docs/gpu-results.md); that refusal on every PE
+  # is what this checks until they are supported.
+  REFUSAL="with ROCSHMEM_BACKEND=ro on the nvidia platform are not supported yet"
   for c in "noipc 2" "nodes2 4"; do
     # shellcheck disable=SC2086
     run stream_gpu_test $c "$exe"
   done
+  REFUSAL=
 fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -40,6 +40,11 @@ fi
 [ -e "$CU/lib64" ] || ln -s lib "$CU/lib64"
 # CMake's FindCUDAToolkit wants the unversioned runtime library name.
 [ -e "$CU/lib/libcudart.so" ] || ln -s libcudart.so.13 "$CU/lib/libcudart.so"
+# nvlink's device LTO (the benchmarks, BENCH_DLTO) loads nvvm/lib64/libnvvm.so, where a CUDA
+# installation has it; the nvvm wheel installs lib/libnvvm.so.4.
+if [ ! -e "$CU/nvvm/lib64/libnvvm.so" ] && [ -e "$CU/lib/libnvvm.so.4" ]; then
+  mkdir -p "$CU/nvvm/lib64" && ln -s ../../lib/libnvvm.so.4 "$CU/nvvm/lib64/libnvvm.so"
+fi
 "$CU/bin/nvcc" --version | tail -1
 # libcuda link stub: every driver API function cuda.h declares (after its _v2 renames), as an
 # empty function of a library named libcuda.so.1 (what CUDA's own lib/stubs/libcuda.so is).

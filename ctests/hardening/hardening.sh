@@ -170,7 +170,9 @@ case "$CASE" in
   mpich-ro)
     # hardening.sh mpich-ro <mpiexec.mpich> <program built by mpicc.mpich>: the RO backend needs
     # Open MPI; under MPICH every PE refuses it at init with one line, and the job ends.
-    ROCSHMEM_BACKEND=ro timeout 60 "$RUN" -n 2 "$PROG" init >"$TMP/out" 2>&1; rc=$?
+    # -disable-auto-cleanup: hydra otherwise kills PE 1 as soon as PE 0 exits with its error,
+    # sometimes before PE 1 printed its own line (seen once under load, CI on 2 cores).
+    ROCSHMEM_BACKEND=ro timeout 60 "$RUN" -disable-auto-cleanup -n 2 "$PROG" init >"$TMP/out" 2>&1; rc=$?
     [ $rc = 0 ] && fail "the RO backend ran under MPICH"
     [ $rc = 124 ] && fail "hung"
     for pe in 0 1; do

@@ -5,11 +5,15 @@
  * collective with MPI).
  *
  * Over IPC every member can read and write every other member's heap, so each collective is one
- * parallel pass of the calling group's threads between two team barriers:
- *  - entry barrier: the sources are ready and the destinations free on every member;
- *  - the pass: broadcast pulls from the root, fcollect/alltoall(v) push into the peers, and
- *    reductions read every member's source directly and combine in registers;
- *  - exit barrier: nobody reuses a source another member still reads.
+ * parallel pass of the calling group's threads, closed by a team barrier:
+ *  - entry barrier, where the pass reads another member's memory: broadcast pulls from the
+ *    root, alltoallv reads the displacements each member published, reductions read every
+ *    member's source directly and combine in registers. fcollect and alltoall have none: they
+ *    only read their own source and push into the peers, and OpenSHMEM requires every member's
+ *    destination to be ready before any member calls (as NVSHMEM and upstream rely on too);
+ *  - the pass;
+ *  - exit barrier: every member's data has landed, and nobody reuses a source another member
+ *    still reads.
  * In-place reductions (dest == source) go through the slot's scratch in chunks, with a barrier
  * between computing a chunk and writing it back. Any other overlap of dest and source (and
  * any overlap at all for fcollect and alltoall) is refused with ROCSHMEM_ERROR before the first
@@ -112,7 +116,6 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   if (!cc.t) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes * size_t(cc.t->n_pes), source, bytes, false)) return ROCSHMEM_ERROR;
   if (remote_coll<G>(cc, {ROCSHMEM_RO_FCOLLECT, dest, source, bytes})) return ROCSHMEM_SUCCESS;
-  team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes;
   char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
   for (int k = 0; k < n; ++k) {
@@ -132,7 +135,6 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   const size_t all = bytes * size_t(cc.t->n_pes);
   if (bad_overlap(dest, all, source, all, false)) return ROCSHMEM_ERROR;
   if (remote_coll<G>(cc, {ROCSHMEM_RO_ALLTOALL, dest, source, bytes})) return ROCSHMEM_SUCCESS;
-  team_sync<G>(cc.s, cc.t, true);
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n;

@@ -93,8 +93,10 @@ STAGE=$BUILD.bundle
 rm -rf "$STAGE" "$BUNDLE"
 mkdir -p "$STAGE" "$BUNDLE"
 # Everything but objects, archives (librocshmem_device.a stays: bench-nvidia.sh links with it),
-# CMake's internals, logs and the bitcode's intermediate files.
-(cd "$BUILD" && find . \( -type d \( -name CMakeFiles -o -name device_bitcode \) \) -prune -o \( -type f -o -type l \) \
+# CMake's internals, logs, the bitcode's intermediate files, and the benchmark programs that
+# `BENCH_BUILD_ONLY=1 ROCSHMEM_GPU_BUILD=<this build> scripts/bench-nvidia.sh` leaves here (carried
+# on their own; with them the bundle would pass the carry limit).
+(cd "$BUILD" && find . \( -type d \( -name CMakeFiles -o -name device_bitcode -o -name bench-gpu -o -name bench-prebuilt \) \) -prune -o \( -type f -o -type l \) \
   ! -name '*.o' \( ! -name '*.a' -o -name librocshmem_device.a \) ! -name '*.make' ! -name 'Makefile' \
   ! -name 'CMakeCache.txt' ! -name '*.cmake' ! -name '*.log' -print) | while read -r f; do
   mkdir -p "$STAGE/$(dirname "$f")"

@@ -10,7 +10,7 @@
  *    root, alltoallv reads the displacements each member published, reductions read every
  *    member's source directly and combine in registers. fcollect and alltoall have none: they
  *    only read their own source and push into the peers, and OpenSHMEM requires every member's
- *    destination to be ready before any member calls (as NVSHMEM and upstream rely on too);
+ *    destination to be ready before any member calls (NVSHMEM's device alltoall relies on it too);
  *  - the pass;
  *  - exit barrier: every member's data has landed, and nobody reuses a source another member
  *    still reads.

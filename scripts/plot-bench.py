@@ -199,7 +199,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("csv", help="bench.csv written by scripts/bench-nvidia.sh")
     ap.add_argument("--png", default=None, help="the plot (default docs/bench-nvidia-bw.png unless --table/--update)")
-    ap.add_argument("--title", default="this library and NVSHMEM, 2 GPUs (scripts/bench-nvidia.sh)")
+    ap.add_argument("--title", default="this library and NVSHMEM, 2 PEs (scripts/bench-nvidia.sh)")
     ap.add_argument("--table", action="store_true", help="print the markdown table")
     ap.add_argument("--update", metavar="DOC", help="replace the table between the markers of DOC")
     a = ap.parse_args()

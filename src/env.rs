@@ -294,7 +294,12 @@ pub fn parse_in_range(kind: Kind, name: &str, text: &str, range: &str) -> Result
     let v = match parse(kind, name, text) {
         Ok(v) => v,
         Err(e) if range.is_empty() => return Err(e),
-        Err(e) => return Err(Error::invalid(format!("{e}; valid values are {}", describe_range(kind, range)))),
+        // The message of `parse`'s error, without its "invalid argument: " prefix (the new error
+        // adds it again).
+        Err(Error::InvalidArgument(e)) => {
+            return Err(Error::invalid(format!("{e}; valid values are {}", describe_range(kind, range))));
+        }
+        Err(e) => return Err(e),
     };
     if range.is_empty() {
         return Ok(v);
@@ -491,6 +496,16 @@ mod tests {
         let e = cfg(&[("ROCSHMEM_HOST_WAVE_SIZE", "48")]).unwrap_err().to_string();
         assert!(e.contains("32 or 64"), "{e}");
         assert_eq!(cfg(&[("ROCSHMEM_HOST_WAVE_SIZE", "32")]).unwrap().host_wave_size, 32);
+    }
+
+    /// A value that is not a number says "invalid argument:" once (it said it twice).
+    #[test]
+    fn malformed_values_carry_one_prefix() {
+        for (name, text) in [("ROCSHMEM_BOOTSTRAP_TIMEOUT", "nan"), ("ROCSHMEM_MAX_NUM_TEAMS", "bogus")] {
+            let e = cfg(&[(name, text)]).unwrap_err().to_string();
+            assert_eq!(e.matches("invalid argument").count(), 1, "{e}");
+            assert!(e.starts_with(&format!("invalid argument: {name}='{text}' is not ")), "{e}");
+        }
     }
 
     #[test]

@@ -145,6 +145,7 @@ case "$CASE" in
         # rocshmem-run reads the whole table for itself (and sets ROCSHMEM_RUN_* for its PEs).
         env "$v=$bad" "$RUN" -n 1 "$PROG" slow 0 >"$TMP/out" 2>&1; rc=$?
         grep -qi "panick\|RUST_BACKTRACE" "$TMP/out" && fail "$v=$bad: rocshmem-run panicked"
+        grep -q "invalid argument: invalid argument" "$TMP/out" && fail "$v=$bad: a doubled 'invalid argument'"
         [ $rc -ge 128 ] && fail "$v=$bad: rocshmem-run died of a signal ($rc)"
         case "$v" in ROCSHMEM_RUN_*) ;; *)
           [ $rc != 0 ] || fail "$v=$bad: rocshmem-run accepted it"
@@ -153,6 +154,7 @@ case "$CASE" in
         # rocshmem_init (a process started alone, as a single PE, or as rocshmem-run's PE)
         env "$v=$bad" "$PROG" slow 0 >"$TMP/out" 2>&1; rc=$?
         grep -qi "panick" "$TMP/out" && fail "$v=$bad: rocshmem_init panicked"
+        grep -q "invalid argument: invalid argument" "$TMP/out" && fail "$v=$bad: rocshmem_init doubled 'invalid argument'"
         [ $rc -ge 128 ] && fail "$v=$bad: the program died of a signal ($rc)"
         [ $rc = 1 ] || fail "$v=$bad: rocshmem_init accepted it (exit $rc)"
         grep -q "^rocshmem: PE [0-9?]*: error: rocshmem_init: .*$v='$bad'.*valid values are" "$TMP/out" \

@@ -11,6 +11,9 @@
  *                       to split_2d): every PE gets a non-zero return and INVALID handles, with
  *                       one line naming that PE and what is wrong, and nobody hangs; then
  *                       correct splits still work, up to ROCSHMEM_MAX_NUM_TEAMS (no slot leaked).
+ *   team_misuse finalized   after rocshmem_finalize every team call is refused with one line
+ *                       saying so, on ROCSHMEM_TEAM_WORLD (INVALID by then) and on a team kept
+ *                       from before (split_strided returned 0 and printed nothing).
  */
 #include <rocshmem/rocshmem.h>
 
@@ -174,18 +177,56 @@ static void run_split(void) {
   if (me == 0) printf("team_misuse split: %d PE(s): bad arguments on PE %d refused everywhere\n", npes, bad);
 }
 
+/* After finalize: every team call refuses, with one line, on `kept` (a team made before) and on
+ * ROCSHMEM_TEAM_WORLD. */
+static void run_finalized(rocshmem_team_t kept) {
+  const char *after = "called after rocshmem_finalize";
+  rocshmem_team_t teams[2] = {ROCSHMEM_TEAM_WORLD, kept};
+  for (int i = 0; i < 2; i++) {
+    rocshmem_team_t t = teams[i], out = (rocshmem_team_t)1, x = (rocshmem_team_t)1, y = (rocshmem_team_t)1;
+    int rc = 0;
+    MU_CAPTURE(rc = rocshmem_team_split_strided(t, 0, 1, 1, NULL, 0, &out));
+    CHECK(rc != 0 && out == ROCSHMEM_TEAM_INVALID, "team %d: split_strided returned %d", i, rc);
+    mu_expect_line(__LINE__, "rocshmem_team_split_strided", after, NULL);
+    MU_CAPTURE(rc = rocshmem_team_split_2d(t, 1, NULL, 0, &x, NULL, 0, &y));
+    CHECK(rc != 0 && x == ROCSHMEM_TEAM_INVALID && y == ROCSHMEM_TEAM_INVALID, "team %d: split_2d returned %d", i, rc);
+    mu_expect_line(__LINE__, "rocshmem_team_split_2d", after, NULL);
+    MU_CAPTURE(rc = rocshmem_team_n_pes(t));
+    CHECK(rc == -1, "team %d: n_pes returned %d", i, rc);
+    mu_expect_line(__LINE__, "rocshmem_team_n_pes", after, NULL);
+    MU_CAPTURE(rc = rocshmem_team_my_pe(t));
+    CHECK(rc == -1, "team %d: my_pe returned %d", i, rc);
+    mu_expect_line(__LINE__, "rocshmem_team_my_pe", after, NULL);
+    MU_CAPTURE(rc = rocshmem_team_translate_pe(t, 0, kept));
+    CHECK(rc == -1, "team %d: translate_pe returned %d", i, rc);
+    mu_expect_line(__LINE__, "rocshmem_team_translate_pe", after, NULL);
+    MU_CAPTURE(rocshmem_team_sync(t));
+    mu_expect_line(__LINE__, "rocshmem_team_sync", after, NULL);
+  }
+  MU_CAPTURE(rocshmem_team_destroy(kept));
+  mu_expect_line(__LINE__, "rocshmem_team_destroy", after, NULL);
+  MU_CAPTURE(rocshmem_team_destroy(ROCSHMEM_TEAM_WORLD));
+  mu_expect_line(__LINE__, "rocshmem_team_destroy", after, NULL);
+  if (me == 0) printf("team_misuse finalized: %d PE(s): every team call refused after finalize\n", npes);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "stale";
   seed = mu_start("team_misuse");
+  rocshmem_team_t kept = ROCSHMEM_TEAM_INVALID;
   if (strcmp(mode, "stale") == 0) {
     run_stale();
   } else if (strcmp(mode, "split") == 0) {
     run_split();
+  } else if (strcmp(mode, "finalized") == 0) {
+    REQUIRE(rocshmem_team_split_strided(ROCSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &kept) == 0, "split");
+    check_team_sum(kept, 0, 1, npes, 5, "kept");
   } else {
-    fprintf(stderr, "usage: team_misuse stale|split\n");
+    fprintf(stderr, "usage: team_misuse stale|split|finalized\n");
     return 2;
   }
   rocshmem_finalize();
+  if (strcmp(mode, "finalized") == 0) run_finalized(kept);
   TEST_DONE("team_misuse");
   return tu_failures != 0;
 }

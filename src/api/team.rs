@@ -39,6 +39,9 @@ pub unsafe extern "C" fn rocshmem_team_split_strided(
     let _ = (config, config_mask);
     set_out(new_team, std::ptr::null_mut());
     status_call("rocshmem_team_split_strided", || {
+        // Before anything else, so that a call before init or after finalize (where the
+        // program's ROCSHMEM_TEAM_WORLD reads as INVALID) is refused, not taken as a no-op.
+        rt()?;
         if parent_team.is_null() {
             // A PE outside the parent (it holds INVALID) takes part with nothing to do, as in
             // upstream and OpenSHMEM: new_team stays INVALID and the call succeeds.
@@ -120,10 +123,11 @@ pub unsafe extern "C" fn rocshmem_team_split_2d(
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_team_destroy(team: rocshmem_team_t) {
     void_call("rocshmem_team_destroy", || {
+        // Refused before init and after finalize, also for INVALID (see split_strided).
+        let rt = rt()?;
         if team.is_null() {
             return Ok(());
         }
-        let rt = rt()?;
         let t = team_of(rt, team)?;
         rt.teams.destroy(&rt.heap, &rt.net, t)
     })

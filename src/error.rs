@@ -13,6 +13,8 @@ pub enum Error {
     AlreadyInitialized,
     /// A call came after `rocshmem_finalize`.
     Finalized,
+    /// A call in a child of `fork()` of the process that initialised: the child is not a PE.
+    ForkedChild { parent: u32, child: u32 },
     /// A call that was waiting (for a value, or for other PEs) when another thread of the
     /// process called `rocshmem_finalize`: it gave up so that finalize can go on.
     FinalizedWhileWaiting,
@@ -80,6 +82,12 @@ impl fmt::Display for Error {
                 write!(f, "rocSHMEM is already initialised; call rocshmem_init* once per process")
             }
             Error::Finalized => write!(f, "called after rocshmem_finalize"),
+            Error::ForkedChild { parent, child } => write!(
+                f,
+                "called in a forked child (pid {child}) of the process that initialised rocSHMEM (pid {parent}): \
+                 a child of fork() is not a PE and must not use its parent's rocSHMEM; make the call in the \
+                 parent, or start new PEs with rocshmem-run"
+            ),
             Error::FinalizedWhileWaiting => write!(
                 f,
                 "gave up waiting: another thread of this process called rocshmem_finalize; finish every call \

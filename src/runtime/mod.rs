@@ -32,6 +32,8 @@ pub enum Phase {
     Ready = 2,
     Finalizing = 3,
     Finalized = 4,
+    /// A child of `fork()` of a process that initialised (see [`forked_child`]).
+    Forked = 5,
 }
 
 static PHASE: AtomicU8 = AtomicU8::new(Phase::Uninit as u8);
@@ -43,8 +45,28 @@ pub fn phase() -> Phase {
         1 => Phase::Initializing,
         2 => Phase::Ready,
         3 => Phase::Finalizing,
-        _ => Phase::Finalized,
+        4 => Phase::Finalized,
+        _ => Phase::Forked,
     }
+}
+
+/// The pid of the process that initialised (0: none yet).
+static INIT_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Runs in the child of every `fork()` of this process (registered at init): the child is a
+/// copy, not a PE, and must not touch the job (its finalize would run the parent's finalize
+/// protocol on the shared control region and stop the parent's job). Every call of the child
+/// fails from now on, at no cost to the parent's calls: the phase they read anyway says so.
+extern "C" fn forked_child() {
+    if PHASE.load(Ordering::Relaxed) != Phase::Uninit as u8 {
+        PHASE.store(Phase::Forked as u8, Ordering::SeqCst);
+        RUNTIME.store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
+}
+
+/// The error of every call in a forked child.
+fn forked_error() -> Error {
+    Error::ForkedChild { parent: INIT_PID.load(Ordering::Relaxed), child: std::process::id() }
 }
 
 /// Operation counters for rocshmem_dump_stats.
@@ -156,6 +178,7 @@ pub fn get() -> Result<&'static Runtime> {
     if p.is_null() {
         return Err(match phase() {
             Phase::Finalizing | Phase::Finalized => Error::Finalized,
+            Phase::Forked => forked_error(),
             _ => Error::NotInitialized,
         });
     }
@@ -174,6 +197,7 @@ fn fill_module_globals(module: usize, stream: usize) -> Result<()> {
             // module is not needed any more, and the log should say why it was not filled.
             Phase::Finalizing | Phase::Finalized => return Err(Error::Finalized),
             Phase::Uninit => return Err(Error::NotInitialized),
+            Phase::Forked => return Err(forked_error()),
         }
     };
     // SAFETY: a module of the stream kernels and the library's stream.
@@ -187,6 +211,7 @@ pub fn get_ready() -> Result<&'static Runtime> {
     match PHASE.load(Ordering::SeqCst) {
         x if x == Phase::Ready as u8 => get(),
         x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Err(Error::Finalized),
+        x if x == Phase::Forked as u8 => Err(forked_error()),
         _ => Err(Error::NotInitialized),
     }
 }
@@ -256,9 +281,16 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
             x if x == Phase::Finalized as u8 || x == Phase::Finalizing as u8 => Error::invalid(
                 "rocshmem_init after rocshmem_finalize is not supported (OpenSHMEM allows one init per process)",
             ),
+            x if x == Phase::Forked as u8 => forked_error(),
             _ => Error::AlreadyInitialized,
         });
     }
+    INIT_PID.store(std::process::id(), Ordering::Relaxed);
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a handler that only stores to atomics.
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(forked_child));
+    });
     ABORT_NPES.store(0, Ordering::Relaxed);
     // The layers below the runtime end the job through these (see `stop`).
     crate::stop::install(abort_now, global_exit);
@@ -311,10 +343,10 @@ pub fn finalize() -> Result<()> {
     if let Err(cur) =
         PHASE.compare_exchange(Phase::Ready as u8, Phase::Finalizing as u8, Ordering::SeqCst, Ordering::SeqCst)
     {
-        return Err(if cur == Phase::Finalizing as u8 || cur == Phase::Finalized as u8 {
-            Error::Finalized
-        } else {
-            Error::NotInitialized
+        return Err(match cur {
+            x if x == Phase::Finalizing as u8 || x == Phase::Finalized as u8 => Error::Finalized,
+            x if x == Phase::Forked as u8 => forked_error(),
+            _ => Error::NotInitialized,
         });
     }
     let rt = get()?;
@@ -341,6 +373,11 @@ pub fn finalize() -> Result<()> {
 
 /// `rocshmem_global_exit`: end every PE with `status`.
 pub fn global_exit(status: i32) -> ! {
+    if phase() == Phase::Forked {
+        // The parent's job is not the child's to end.
+        log_error!("rocshmem_global_exit", "{}; this child exits alone, with status {status}", forked_error());
+        exit_now(status);
+    }
     if let Ok(rt) = get() {
         use std::io::Write;
         let _ = std::io::stdout().flush();

@@ -100,7 +100,7 @@ thread_local! {
 
 /// Takes the last error line this thread reported (without the newline), leaving none.
 pub fn take_last_error() -> Option<String> {
-    LAST_ERROR.with(|e| e.borrow_mut().take())
+    LAST_ERROR.try_with(|e| e.borrow_mut().take()).ok().flatten()
 }
 
 /// Writes one line if `level` is enabled. Use the `log_*!` macros. Error lines are also kept
@@ -112,7 +112,7 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
     }
     let line = format_line(level, call, msg);
     if keep {
-        LAST_ERROR.with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
+        keep_last(&line);
     }
     if enabled(level) {
         // One write call per line keeps lines from different PEs whole.
@@ -123,8 +123,13 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
 /// Keeps an error line for `take_last_error` without printing it (errors reported once per
 /// process still fail each call for callers that look, such as the Python package).
 pub fn remember_error(call: &str, msg: std::fmt::Arguments<'_>) {
-    let line = format_line(Level::Error, call, msg);
-    LAST_ERROR.with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
+    keep_last(&format_line(Level::Error, call, msg));
+}
+
+/// Keeps `line` as this thread's last error (not at all while the thread's storage is going
+/// away: at exit, or in a thread-local destructor).
+fn keep_last(line: &str) {
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
 }
 
 fn format_line(level: Level, call: &str, msg: std::fmt::Arguments<'_>) -> String {
@@ -139,6 +144,101 @@ fn format_line(level: Level, call: &str, msg: std::fmt::Arguments<'_>) -> String
     } else {
         format!("rocshmem: PE ?: {tag}: {call}: {msg}\n")
     }
+}
+
+/// Lines printed for errors of one kind from one entry point before further ones are only
+/// counted (a loop that keeps failing would otherwise print a line per call: 136,024 lines in
+/// 0.2 s from a thread calling after finalize).
+pub const REPEATS_SHOWN: u64 = 3;
+
+/// The errors of one kind from one entry point (the same text up to numbers and addresses): how
+/// many there were, and those held back since the last summary (with the last one's text).
+struct Repeats {
+    seen: u64,
+    held: u64,
+    last: String,
+}
+
+type RepeatKey = (&'static str, u64);
+
+/// What makes errors "the same": their text with every number and address (a run of letters and
+/// digits that starts with a digit) taken out.
+fn same_error_key(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut in_number = false;
+    for c in text.chars() {
+        in_number = c.is_ascii_digit() || (in_number && c.is_ascii_alphanumeric());
+        if !in_number {
+            c.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+static REPEATS: Lazy<std::sync::Mutex<std::collections::HashMap<RepeatKey, Repeats>>> = Lazy::new(Default::default);
+
+/// Reports a failed call (one line), unless the same error from the same entry point was already
+/// printed [`REPEATS_SHOWN`] times: then it is counted, and the count printed by
+/// [`summarize_repeats`] (at finalize and at exit). Every error is kept for `take_last_error`.
+pub fn error_limited(call: &'static str, e: &crate::error::Error) {
+    let text = e.to_string();
+    let key = (call, same_error_key(&text));
+    let seen = {
+        let mut table = REPEATS.lock().unwrap_or_else(|p| p.into_inner());
+        let r = table.entry(key).or_insert(Repeats { seen: 0, held: 0, last: String::new() });
+        r.seen += 1;
+        if r.seen > REPEATS_SHOWN {
+            r.held += 1;
+            r.last.clone_from(&text);
+        }
+        r.seen
+    };
+    match seen {
+        n if n < REPEATS_SHOWN => write(Level::Error, call, format_args!("{text}")),
+        REPEATS_SHOWN => {
+            static AT_EXIT: std::sync::Once = std::sync::Once::new();
+            // SAFETY: registers a function of this library that takes no arguments.
+            AT_EXIT.call_once(|| unsafe {
+                libc::atexit(summarize_at_exit);
+            });
+            write(
+                Level::Error,
+                call,
+                format_args!(
+                    "{text} ({call} failed like this {REPEATS_SHOWN} times: further such errors are counted, not \
+                     printed; the count is printed at rocshmem_finalize and at exit)"
+                ),
+            )
+        }
+        _ => remember_error(call, format_args!("{text}")),
+    }
+}
+
+/// Prints, for each entry point and kind of error held back since the last summary, how many
+/// were not printed and the last one. `wait`: take the table's lock even if another thread holds
+/// it (at finalize); at exit only if it is free.
+pub fn summarize_repeats(wait: bool) {
+    let mut table = match REPEATS.try_lock() {
+        Ok(t) => t,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) if wait => REPEATS.lock().unwrap_or_else(|p| p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => return,
+    };
+    let mut held: Vec<(&'static str, u64, String)> = table
+        .iter_mut()
+        .filter(|(_, r)| r.held > 0)
+        .map(|((call, _), r)| (*call, std::mem::take(&mut r.held), std::mem::take(&mut r.last)))
+        .collect();
+    drop(table);
+    held.sort();
+    for (call, n, last) in held {
+        write(Level::Error, call, format_args!("{n} more error(s) like the above were not printed; the last: {last}"));
+    }
+}
+
+extern "C" fn summarize_at_exit() {
+    // A panic must not cross into C (it would abort the exiting process).
+    let _ = std::panic::catch_unwind(|| summarize_repeats(false));
 }
 
 #[macro_export]
@@ -167,6 +267,18 @@ mod tests {
         assert!(Filter::parse("ERROR:stats").stats && !Filter::parse("ERROR").stats);
         let f = Filter::parse("bogus");
         assert!(f.on(Level::Error) && !f.on(Level::Warn), "unknown level keeps the default");
+    }
+
+    #[test]
+    fn errors_are_the_same_up_to_numbers_and_addresses() {
+        let k = same_error_key;
+        assert_eq!(
+            k("atomic target 0x7f00001 is not aligned to 8 bytes"),
+            k("atomic target 0x55a1 is not aligned to 8 bytes")
+        );
+        assert_eq!(k("timed out after 2.0 s"), k("timed out after 31.5 s"));
+        assert_ne!(k("wrong secret: this unique id belongs to another job"), k("timed out after 2.0 s"));
+        assert_ne!(k("invalid PE 9"), k("invalid argument: dest 0x10 overlaps"));
     }
 
     #[test]

@@ -266,7 +266,9 @@ pub extern "C" fn rocshmem_finalize() {
         crate::runtime::finalize()?;
         publish(None);
         Ok(())
-    })
+    });
+    // How many errors of calls that kept failing were not printed (see log::error_limited).
+    log::summarize_repeats(true);
 }
 
 /// Internal (used by the C++ shim): whether the runtime is initialised. Prints nothing.

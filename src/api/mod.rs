@@ -32,7 +32,7 @@ pub use types::*;
 /// Prints the one-line report of a failed call. A call before `rocshmem_init` is reported
 /// once per process (programs written for rocSHMEM 2.x ask for their PE number first, and
 /// would otherwise print a line per call): the first such call names itself.
-pub(crate) fn report(call: &str, e: &Error) {
+pub(crate) fn report(call: &'static str, e: &Error) {
     if *e == Error::NotInitialized {
         static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         if ONCE.swap(true, std::sync::atomic::Ordering::Relaxed) {
@@ -49,7 +49,8 @@ pub(crate) fn report(call: &str, e: &Error) {
         );
         return;
     }
-    log::write(Level::Error, call, format_args!("{e}"));
+    // A call that keeps failing the same way prints a few lines, then a count (see log).
+    log::error_limited(call, e);
 }
 
 /// Runs `f` for an entry point that returns a value; `fail` on error or panic. The call is

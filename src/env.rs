@@ -208,8 +208,6 @@ env_table! {
         "GDA: user buffers rocshmem_buffer_register may register with the NICs.";
     bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "5", range "0.1..=31536000", "bootstrap",
         "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous).";
-    hang_timeout: Seconds = "ROCSHMEM_HANG_TIMEOUT", default "0", range "0..=31536000", "bootstrap",
-        "Extension: seconds a wait (barrier, wait_until, collective, an init or finalize exchange) may last before the job is stopped with a report of where every PE waits; 0 (the default) never stops it.";
     bootstrap_hostid: Text = "ROCSHMEM_BOOTSTRAP_HOSTID", default "", range "", "bootstrap",
         "Node identity used to group PEs into ROCSHMEM_TEAM_SHARED; empty means the hostname.";
     bootstrap_socket_family: Text = "ROCSHMEM_BOOTSTRAP_SOCKET_FAMILY", default "AF_UNSPEC", range "", "bootstrap",
@@ -224,6 +222,8 @@ env_table! {
         "Tests only: pretend this PE uses GPU <id>, as <id>[:mps|:nomps|:unknown], so the several-PEs-per-GPU check runs without a GPU.";
     test_gpu_heap_route: Bool = "ROCSHMEM_TEST_GPU_HEAP_ROUTE", default "0", range "", "debug",
         "Tests only: on the host platform (IPC), host collectives, atomics and wait/test take the route of a GPU heap (stream kernels on the library's stream, copies through the GPU runtime), so that route runs without a GPU.";
+    hang_timeout: Seconds = "ROCSHMEM_HANG_TIMEOUT", default "0", range "0..=31536000", "hang",
+        "Extension: seconds a wait (barrier, wait_until, collective, an init or finalize exchange) may last before the job is stopped with a report of where every PE waits; 0 (the default) never stops it.";
     run_uniqueid: Text = "ROCSHMEM_RUN_UNIQUEID", default "", range "", "launcher",
         "Set by rocshmem-run: the unique id (hex) of the job's rendezvous.";
     run_rank: Int = "ROCSHMEM_RUN_RANK", default "-1", range "-1..=2147483646", "launcher",

@@ -132,8 +132,21 @@ fn keep_last(line: &str) {
     let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = Some(line.trim_end_matches('\n').to_string()));
 }
 
+/// Before init (or a failed one) tells this process's PE number: the one rocshmem-run gave it
+/// (`ROCSHMEM_RUN_RANK`), or -1.
+fn launcher_pe() -> i32 {
+    static PE: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *PE.get_or_init(|| match crate::env::lookup("ROCSHMEM_RUN_RANK") {
+        Some(crate::env::Value::Int(pe)) if pe >= 0 => pe as i32,
+        _ => -1,
+    })
+}
+
 fn format_line(level: Level, call: &str, msg: std::fmt::Arguments<'_>) -> String {
-    let pe = MY_PE.load(Ordering::Relaxed);
+    let pe = match MY_PE.load(Ordering::Relaxed) {
+        -1 => launcher_pe(),
+        pe => pe,
+    };
     let tag = match level {
         Level::Error => "error",
         Level::Warn => "warning",

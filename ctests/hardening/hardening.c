@@ -16,8 +16,12 @@
  *                            PE 0 must stop itself after its timeout, with its own report.
  *   hardening slow <ms>      PE 0 computes for <ms> before the barrier (shorter than the hang
  *                            timeout): the job must complete.
- *   hardening initfail       the last PE's init fails (ROCSHMEM_MAX_NUM_CONTEXTS=-1 set in its
- *                            own environment): every PE must say which PE failed and why. */
+ *   hardening initfail [V=x] the last PE's init fails (V=x, default ROCSHMEM_MAX_NUM_CONTEXTS=-1,
+ *                            set in its own environment): every PE must say which PE failed and
+ *                            why.
+ *   hardening preinit        every PE asks for its number before rocshmem_init (refused with
+ *                            a line that must carry the PE number rocshmem-run gave it), then
+ *                            runs `ring`. */
 #include <rocshmem/rocshmem.h>
 
 #include <arpa/inet.h>
@@ -197,15 +201,26 @@ int main(int argc, char **argv) {
     flood_then_ring();
   } else if (strcmp(mode, "initfail") == 0) {
     const char *rank = getenv("ROCSHMEM_RUN_RANK"), *nranks = getenv("ROCSHMEM_RUN_NRANKS");
-    if (rank && nranks && atoi(rank) == atoi(nranks) - 1) setenv("ROCSHMEM_MAX_NUM_CONTEXTS", "-1", 1);
+    char setting[256] = "ROCSHMEM_MAX_NUM_CONTEXTS=-1";
+    if (argc > 2) snprintf(setting, sizeof setting, "%s", argv[2]);
+    char *eq = strchr(setting, '=');
+    REQUIRE(eq != NULL, "initfail takes VAR=value");
+    *eq = 0;
+    if (rank && nranks && atoi(rank) == atoi(nranks) - 1) setenv(setting, eq + 1, 1);
     rocshmem_init(); /* exits with status 1 on every PE */
     fprintf(stderr, "FAIL: rocshmem_init returned on PE %d\n", rocshmem_my_pe());
     return 1;
   } else {
+    if (strcmp(mode, "preinit") == 0) {
+      int pe = rocshmem_my_pe(); /* refused: -1 and one line naming this PE */
+      if (pe != -1) fprintf(stderr, "FAIL: rocshmem_my_pe() before init returned %d\n", pe);
+    }
     rocshmem_init();
     int me = rocshmem_my_pe();
     if (strcmp(mode, "ring") == 0) {
       ring(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : (size_t)96 << 20);
+    } else if (strcmp(mode, "preinit") == 0) {
+      ring((size_t)2 << 20);
     } else if (strcmp(mode, "hang") == 0) {
       int *flag = (int *)rocshmem_calloc(1, sizeof(int));
       REQUIRE(rocshmem_n_pes() >= 3 && flag, "hang needs 3 PEs");

@@ -4,8 +4,9 @@
 # /dev/shm.
 #   hardening.sh <case> <rocshmem-run> <hardening program> [rocshmem_info]
 # Cases: shm64m, shm4k, shm-posix (private mount namespace with a small /dev/shm), flood, hang,
-# slow, initfail, env. Exit 77 (skipped, with the reason) only when a private mount namespace
-# cannot be made (not root, or no unshare).
+# hang-hub, slow, initfail, initfail-hang, env, preinit; with mpirun (hardening.sh <case> <mpirun>
+# <program>): mpi-pe; mpich-ro. Exit 77 (skipped, with the reason) only when a private mount
+# namespace cannot be made (not root, or no unshare).
 set -u
 CASE=$1 RUN=$2 PROG=$3 INFO=${4:-}
 TMP=$(mktemp -d)
@@ -109,6 +110,52 @@ case "$CASE" in
     [ $rc != 0 ] || fail "exit status 0"
     [ $t -lt 20000 ] || fail "PE 0 took $t ms to stop itself"
     echo "hardening.sh hang-hub: PE 0 stopped itself after $t ms: $line"
+    ;;
+  mpi-pe)
+    # hardening.sh mpi-pe <mpirun> <program>: init errors under mpirun carry the rank, before
+    # MPI is even loaded; a value that is not a number says "invalid argument" once.
+    for setting in ROCSHMEM_BOOTSTRAP_TIMEOUT=nan ROCSHMEM_MPI_LIBRARY=/nonexistent/libmpi.so; do
+      var=${setting%%=*}
+      env "$setting" timeout 60 "$RUN" --oversubscribe --mca orte_abort_on_non_zero_status 0 -x "$var" -n 2 "$PROG" slow 0 >"$TMP/out" 2>&1
+      grep -q "PE ?" "$TMP/out" && fail "$setting: a line without the PE number"
+      for pe in 0 1; do
+        line=$(grep "^rocshmem: PE $pe: error: rocshmem_init: " "$TMP/out")
+        [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "$setting: PE $pe did not print exactly one line"
+        case $var in
+          ROCSHMEM_BOOTSTRAP_TIMEOUT) want="invalid argument: ROCSHMEM_BOOTSTRAP_TIMEOUT='nan' is not a non-negative number of seconds; valid values are" ;;
+          *) want="MPI: no MPI library could be loaded (/nonexistent/libmpi.so" ;;
+        esac
+        printf '%s\n' "$line" | grep -qF "$want" || fail "$setting: PE $pe's line lacks '$want'"
+        printf '%s\n' "$line" | grep -q "invalid argument: invalid argument" && fail "$setting: doubled prefix"
+      done
+    done
+    echo "hardening.sh mpi-pe: init errors under mpirun name the rank"
+    ;;
+  preinit)
+    # A call before rocshmem_init under rocshmem-run: the line carries the PE number.
+    timeout 60 "$RUN" -n 3 "$PROG" preinit >"$TMP/out" 2>&1 || fail "exit status $?"
+    grep -q "PE ?" "$TMP/out" && fail "a line without the PE number"
+    for pe in 0 1 2; do
+      [ "$(grep -c "^rocshmem: PE $pe: error: rocshmem_my_pe: called before rocshmem_init" "$TMP/out")" = 1 ] \
+        || fail "PE $pe: no line naming it"
+    done
+    echo "hardening.sh preinit: every PE's line before init names it"
+    ;;
+  initfail-hang)
+    # A bad ROCSHMEM_HANG_TIMEOUT on the last PE only: every PE names that PE and the variable (before,
+    # the PE failed alone and the others reported a rendezvous timeout).
+    for setting in ROCSHMEM_HANG_TIMEOUT=bogus; do
+      timeout 60 "$RUN" -n 3 "$PROG" initfail "$setting" >"$TMP/out" 2>&1; rc=$?
+      [ $rc = 1 ] || fail "$setting: exit status $rc, want 1"
+      for pe in 0 1 2; do
+        line=$(grep "^rocshmem: PE $pe: error: rocshmem_init:" "$TMP/out")
+        [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "$setting: PE $pe did not print exactly one error line"
+        printf '%s\n' "$line" | grep -q "${setting%%=*}='${setting#*=}'" || fail "$setting: PE $pe does not name the variable"
+        [ $pe = 2 ] || printf '%s\n' "$line" | grep -q "PE 2 failed in rocshmem_init" || fail "$setting: PE $pe does not name PE 2"
+      done
+      grep -qi "timed out\|rendezvous" "$TMP/out" && fail "$setting: a misleading rendezvous message"
+    done
+    echo "hardening.sh initfail-hang: every PE named PE 2 and its bad ROCSHMEM_HANG_TIMEOUT"
     ;;
   slow)
     # A wait shorter than ROCSHMEM_HANG_TIMEOUT is left alone.

@@ -96,6 +96,8 @@ int main(int argc, char **argv) {
   rocshmem_ctx_t ctx;
 
   /* ---- before init: the first call says so (once per process), the rest fail silently ---- */
+  /* Under rocshmem-run the line names the PE it started (ROCSHMEM_RUN_RANK) even before init. */
+  if (getenv("ROCSHMEM_RUN_RANK")) snprintf(pe_tag, sizeof pe_tag, "PE %d", atoi(getenv("ROCSHMEM_RUN_RANK")));
   REPORTS("rocshmem_my_pe", CHECK(rocshmem_my_pe() == -1, "my_pe before init"));
   CHECK(strstr(err, "call rocshmem_init first") != NULL, "the line before init does not say what to do: %s", err);
   SILENT(CHECK(rocshmem_n_pes() == -1, "n_pes before init"));

@@ -161,6 +161,28 @@ pub fn launched_by_mpi() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"].iter().any(|v| std::env::var_os(v).is_some())
 }
 
+/// This process's PE number as far as it is known before the rendezvous (for the prefix of
+/// init's errors): the rank given to unique-id init, `ROCSHMEM_RUN_RANK` under rocshmem-run,
+/// the world rank under an MPI launcher when the job is MPI's world.
+pub fn rank_before_rendezvous(method: &Method) -> Option<usize> {
+    let env_rank = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    match method {
+        Method::UniqueId { rank, .. } => Some(*rank),
+        Method::MpiComm(Some(_)) => None,
+        Method::Auto | Method::MpiComm(None) => {
+            if let Some(crate::env::Value::Int(pe)) = crate::env::lookup("ROCSHMEM_RUN_RANK") {
+                if pe >= 0 {
+                    return usize::try_from(pe).ok();
+                }
+            }
+            if !launched_by_mpi() {
+                return None;
+            }
+            ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"].iter().find_map(|v| env_rank(v))
+        }
+    }
+}
+
 fn timeout(cfg: &Config) -> Duration {
     Duration::from_secs_f64(cfg.bootstrap_timeout.max(0.1))
 }
@@ -269,6 +291,7 @@ fn start_mpi(comm: Option<*mut std::ffi::c_void>, info: PeInfo, cfg: &Config, on
         _ => m.world(),
     };
     let (rank, size) = m.rank_size(comm)?;
+    crate::log::set_pe(rank as i32);
     let mut bytes = [0u8; uid::UID_BYTES];
     let mut hub = None;
     if rank == 0 {

@@ -46,8 +46,9 @@ impl Phases {
 
 pub(super) fn build(method: Method) -> Result<Runtime> {
     let mut phases = Phases::new();
-    // A PE started by rocshmem-run knows its number before the rendezvous: say it in errors.
-    if let Some(crate::env::Value::Int(pe)) = crate::env::lookup("ROCSHMEM_RUN_RANK") {
+    // A PE started by rocshmem-run, an MPI launcher or with a unique id knows its number before
+    // the rendezvous: say it in errors.
+    if let Some(pe) = bootstrap::rank_before_rendezvous(&method) {
         crate::log::set_pe(pe as i32);
     }
     // A malformed variable the rendezvous needs fails here, alone; any other failure of this PE

@@ -4,7 +4,7 @@
 # /dev/shm.
 #   hardening.sh <case> <rocshmem-run> <hardening program> [rocshmem_info]
 # Cases: shm64m, shm4k, shm-posix (private mount namespace with a small /dev/shm), flood, hang,
-# hang-hub, slow, initfail, initfail-hang, env, preinit; with mpirun (hardening.sh <case> <mpirun>
+# hang-hub, slow, initfail, initfail-hang, env, preinit, heap-space; with mpirun (hardening.sh <case> <mpirun>
 # <program>): mpi-pe; mpich-ro. Exit 77 (skipped, with the reason) only when a private mount
 # namespace cannot be made (not root, or no unshare).
 set -u
@@ -140,6 +140,25 @@ case "$CASE" in
         || fail "PE $pe: no line naming it"
     done
     echo "hardening.sh preinit: every PE's line before init names it"
+    ;;
+  heap-space)
+    # A heap too large for the address space (2 PEs x 64T: each maps both), or for ulimit -v:
+    # every PE refuses with one line naming ROCSHMEM_HEAP_SIZE and the largest value that fits,
+    # and that value runs.
+    ROCSHMEM_HEAP_SIZE=64T timeout 60 "$RUN" -n 2 "$PROG" ring 4194304 >"$TMP/out" 2>&1 && fail "64T heaps accepted"
+    grep -qi "cannot allocate\|ENOMEM" "$TMP/out" && fail "64T: an ENOMEM"
+    for pe in 0 1; do
+      line=$(grep "^rocshmem: PE $pe: error: rocshmem_init: " "$TMP/out")
+      [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "64T: PE $pe did not print exactly one line"
+      printf '%s\n' "$line" | grep -q "ROCSHMEM_HEAP_SIZE=70368744177664 (64.0 TiB) does not fit in this PE's address space: it maps 2 heaps.*the largest value that fits is ROCSHMEM_HEAP_SIZE=[0-9]*G" \
+        || fail "64T: PE $pe's line: $line"
+    done
+    ( ulimit -v $((4 << 20)) && ROCSHMEM_HEAP_SIZE=3G timeout 60 "$RUN" -n 2 "$PROG" ring 4194304 ) >"$TMP/out" 2>&1 && fail "3G heaps accepted under ulimit -v 4G"
+    fits=$(sed -n 's/.*the largest value that fits is ROCSHMEM_HEAP_SIZE=\([0-9]*[GM]\)$/\1/p' "$TMP/out" | sort -n | head -1)
+    [ -n "$fits" ] || fail "ulimit -v 4G: no suggested value"
+    ( ulimit -v $((4 << 20)) && ROCSHMEM_HEAP_SIZE=$fits timeout 60 "$RUN" -n 2 "$PROG" ring 4194304 ) >"$TMP/out" 2>&1 \
+      || fail "the suggested ROCSHMEM_HEAP_SIZE=$fits does not run under ulimit -v 4G"
+    echo "hardening.sh heap-space: 64T refused by name; under ulimit -v 4G the suggested $fits runs"
     ;;
   initfail-hang)
     # A bad ROCSHMEM_HANG_TIMEOUT on the last PE only: every PE names that PE and the variable (before,

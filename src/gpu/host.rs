@@ -535,6 +535,70 @@ pub fn check_room(seg_len: usize, local_pes: usize, cfg: &crate::env::Config) ->
     )))
 }
 
+/// Whether `count` reservations of `span` bytes of address space (as [`map`] makes for each
+/// segment) can be made now; they are released again.
+fn can_reserve(span: usize, count: usize) -> bool {
+    let mut made = Vec::with_capacity(count);
+    for _ in 0..count {
+        // SAFETY: an anonymous, inaccessible reservation; the kernel picks the address.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                span,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            break;
+        }
+        made.push(p);
+    }
+    let ok = made.len() == count;
+    for p in made {
+        // SAFETY: a reservation made above.
+        unsafe { libc::munmap(p, span) };
+    }
+    ok
+}
+
+/// Checks that this PE can map `count` segments of `seg_len` bytes (its own heap and each
+/// peer's it maps: a mapping takes address space whether or not it is touched), and if not,
+/// says the largest `ROCSHMEM_HEAP_SIZE` (now `heap_size`) that fits, rounded down to whole
+/// GiB (MiB below 1 GiB). Without this, a heap of 64T failed with ENOMEM naming no variable.
+pub fn check_address_space(heap_size: usize, seg_len: usize, count: usize) -> Result<()> {
+    let overhead = seg_len.saturating_sub(heap_size) + SEGMENT_ALIGN;
+    if can_reserve(seg_len.saturating_add(SEGMENT_ALIGN), count) {
+        return Ok(());
+    }
+    // The largest heap that fits, to 2 MiB: reservations either fit or not, monotonically.
+    let (mut lo, mut hi) = (0usize, heap_size / SEGMENT_ALIGN);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if can_reserve(mid * SEGMENT_ALIGN + overhead, count) { lo = mid } else { hi = mid - 1 }
+    }
+    let fits = lo * SEGMENT_ALIGN;
+    let (gib, mib) = (1usize << 30, 1usize << 20);
+    let advice = match fits {
+        f if f >= gib => format!("the largest value that fits is ROCSHMEM_HEAP_SIZE={}G", f / gib),
+        f if f >= 4 * mib => format!("the largest value that fits is ROCSHMEM_HEAP_SIZE={}M", f / mib),
+        _ => "no heap fits: raise the address space limit (ulimit -v)".to_string(),
+    };
+    let size = |b: usize| match b as f64 {
+        b if b >= (1u64 << 40) as f64 => format!("{:.1} TiB", b / (1u64 << 40) as f64),
+        b => format!("{:.1} GiB", b / gib as f64),
+    };
+    Err(Error::invalid(format!(
+        "ROCSHMEM_HEAP_SIZE={heap_size} ({}) does not fit in this PE's address space: it maps {count} heaps (its \
+         own and those of the PEs it reaches by load/store), {}, more than it can reserve (a process's address \
+         space, or ulimit -v); {advice}",
+        size(heap_size),
+        size(count.saturating_mul(seg_len.saturating_add(SEGMENT_ALIGN)))
+    )))
+}
+
 /// Free bytes of the filesystem behind POSIX shared memory, if it can be read.
 pub fn shm_free_bytes() -> Option<u64> {
     let path = CString::new("/dev/shm").ok()?;

@@ -292,7 +292,11 @@ fn create_heap(
     gpu::host::set_backing(gpu::host::Backing::parse(&cfg.shm_backing)?);
     // Create ours (host control segment, and the device segment where it is separate); tell
     // everyone whether it worked, so all PEs fail together, not one by one.
-    let own = gpu::host::check_room(seg_len, local_pes(job), cfg)
+    // Every segment this PE will map must fit in its address space (checked before any is made,
+    // so that the error names the variable).
+    let maps = if nic_all { n } else { mapped.iter().filter(|m| **m).count() };
+    let own = gpu::host::check_address_space(cfg.heap_size, seg_len, maps)
+        .and_then(|()| gpu::host::check_room(seg_len, local_pes(job), cfg))
         .and_then(|()| gpu.create_segment(&segment_name(job.job_tag, me), seg_len));
     // Until it is sealed, a failed init must not leave our segment's name behind (no launcher
     // sweeps after unique-id or MPI init).

@@ -21,7 +21,9 @@
  *                            why.
  *   hardening preinit        every PE asks for its number before rocshmem_init (refused with
  *                            a line that must carry the PE number rocshmem-run gave it), then
- *                            runs `ring`. */
+ *                            runs `ring`.
+ *   hardening late           PE 0 exits with status 3 before init, PE 1 computes for 60 s before
+ *                            its init, the others init: rocshmem-run must stop PE 1 at once. */
 #include <rocshmem/rocshmem.h>
 
 #include <arpa/inet.h>
@@ -209,6 +211,16 @@ int main(int argc, char **argv) {
     if (rank && nranks && atoi(rank) == atoi(nranks) - 1) setenv(setting, eq + 1, 1);
     rocshmem_init(); /* exits with status 1 on every PE */
     fprintf(stderr, "FAIL: rocshmem_init returned on PE %d\n", rocshmem_my_pe());
+    return 1;
+  } else if (strcmp(mode, "late") == 0) {
+    int pe = atoi(getenv("ROCSHMEM_RUN_RANK") ? getenv("ROCSHMEM_RUN_RANK") : "0");
+    if (pe == 0) {
+      usleep(200 * 1000);
+      return 3;
+    }
+    if (pe == 1) sleep(60); /* busy in the program: rocshmem-run must stop it */
+    rocshmem_init();        /* the others: the job ends while they wait for PE 0 */
+    fprintf(stderr, "FAIL: PE %d's rocshmem_init returned after PE 0 exited\n", pe);
     return 1;
   } else {
     if (strcmp(mode, "preinit") == 0) {

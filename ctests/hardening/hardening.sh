@@ -4,7 +4,7 @@
 # /dev/shm.
 #   hardening.sh <case> <rocshmem-run> <hardening program> [rocshmem_info]
 # Cases: shm64m, shm4k, shm-posix (private mount namespace with a small /dev/shm), flood, hang,
-# hang-hub, slow, initfail, initfail-hang, env, preinit, heap-space; with mpirun (hardening.sh <case> <mpirun>
+# hang-hub, slow, initfail, initfail-hang, env, preinit, late, heap-space; with mpirun (hardening.sh <case> <mpirun>
 # <program>): mpi-pe; mpich-ro. Exit 77 (skipped, with the reason) only when a private mount
 # namespace cannot be made (not root, or no unshare).
 set -u
@@ -140,6 +140,19 @@ case "$CASE" in
         || fail "PE $pe: no line naming it"
     done
     echo "hardening.sh preinit: every PE's line before init names it"
+    ;;
+  late)
+    # PE 0 exits before init while PE 1 computes before its own (ROCSHMEM_BOOTSTRAP_TIMEOUT=30):
+    # rocshmem-run stops PE 1 at once and says so.
+    t0=$(now_ms)
+    ROCSHMEM_BOOTSTRAP_TIMEOUT=30 timeout 60 "$RUN" -n 3 "$PROG" late >"$TMP/out" 2>&1; rc=$?
+    t=$(( $(now_ms) - t0 ))
+    [ $rc = 3 ] || fail "exit status $rc, want PE 0's 3"
+    grep -q "^rocshmem-run: PE 0 exited with status 3; stopping the other PEs" "$TMP/out" || fail "no line for PE 0"
+    grep -q "^rocshmem-run: stopped PE 1 (SIGTERM): the job was stopped before they joined it" "$TMP/out" \
+      || fail "rocshmem-run did not say it stopped PE 1"
+    [ $t -lt 10000 ] || fail "took $t ms (PE 1 was left running)"
+    echo "hardening.sh late: the job ended in $t ms: $(grep "stopped PE" "$TMP/out")"
     ;;
   heap-space)
     # A heap too large for the address space (2 PEs x 64T: each maps both), or for ulimit -v:

@@ -3,7 +3,9 @@
 //! `rocshmem-run -n 4 ./app args...` hosts the job's rendezvous, starts 4 copies of the program
 //! with `ROCSHMEM_RUN_UNIQUEID/RANK/NRANKS` set (rocshmem_init picks them up), forwards their
 //! output (optionally prefixed with the PE), and returns the first non-zero exit status. If a
-//! PE dies, the others are told at once and stopped if they do not exit by themselves.
+//! PE dies, the others are told at once (through the rendezvous); those that have not joined
+//! yet, and those that do not exit by themselves within a second, are stopped with a signal,
+//! each named on stderr.
 
 use rocshmem::bootstrap::{hub::Hub, net};
 use rocshmem::env::Config;
@@ -125,6 +127,23 @@ fn signal_all(children: &mut [Option<Child>], sig: i32) {
     }
 }
 
+/// Sends `sig` to the running PEs that `which` selects and says which ones, and why, in one
+/// line.
+fn stop_pes(children: &[Option<Child>], sig: i32, which: impl Fn(usize) -> bool, why: &str) {
+    let mut stopped = Vec::new();
+    for (pe, c) in children.iter().enumerate() {
+        if let (Some(c), true) = (c, which(pe)) {
+            // SAFETY: sending a signal to our own child.
+            unsafe { libc::kill(c.id() as libc::pid_t, sig) };
+            stopped.push(format!("PE {pe}"));
+        }
+    }
+    if !stopped.is_empty() {
+        let name = if sig == libc::SIGKILL { "SIGKILL" } else { "SIGTERM" };
+        eprintln!("rocshmem-run: stopped {} ({name}): {why}", stopped.join(", "));
+    }
+}
+
 /// Starts the `o.n` PEs with the hub's unique id; with `--prefix`, the threads that forward
 /// their output. A PE that cannot start ends the job (exit 127).
 fn spawn_pes(o: &Options, hub: &Hub) -> (Vec<Option<Child>>, Vec<std::thread::JoinHandle<()>>) {
@@ -162,18 +181,66 @@ fn spawn_pes(o: &Options, hub: &Hub) -> (Vec<Option<Child>>, Vec<std::thread::Jo
     (children, pumps)
 }
 
-/// Waits for every PE; on the first failure tells the others (through the hub), then stops the
-/// stragglers after `grace`. Returns the job's exit code.
-fn wait_pes(children: &mut [Option<Child>], hub: &Hub, grace: Duration) -> i32 {
+/// How long PEs that were told the job ended (by the hub) have to exit by themselves, before
+/// the launcher sends them SIGTERM.
+const EXIT_BY_THEMSELVES: Duration = Duration::from_secs(1);
+/// How long a PE has after SIGTERM before SIGKILL.
+const KILL_AFTER: Duration = Duration::from_secs(2);
+
+/// The launcher's steps once the job is being stopped: SIGTERM to the PEs still running, then
+/// SIGKILL.
+enum Step {
+    Term,
+    Kill,
+    Done,
+}
+
+struct Stopping {
+    next: Instant,
+    step: Step,
+    by_signal: bool,
+}
+
+impl Stopping {
+    fn new(by_signal: bool) -> Stopping {
+        Stopping { next: Instant::now() + EXIT_BY_THEMSELVES, step: Step::Term, by_signal }
+    }
+
+    /// Takes the next step when its time has come.
+    fn step(&mut self, children: &[Option<Child>]) {
+        if Instant::now() < self.next {
+            return;
+        }
+        match self.step {
+            Step::Term => {
+                let why = format!("still running {} s after the job was stopped", EXIT_BY_THEMSELVES.as_secs());
+                stop_pes(children, libc::SIGTERM, |_| true, &why);
+                (self.next, self.step) = (Instant::now() + KILL_AFTER, Step::Kill);
+            }
+            Step::Kill => {
+                let why = format!("still running {} s after SIGTERM", KILL_AFTER.as_secs());
+                stop_pes(children, libc::SIGKILL, |_| true, &why);
+                self.step = Step::Done;
+            }
+            Step::Done => {}
+        }
+    }
+}
+
+/// Waits for every PE; on the first failure tells the others (through the hub) and stops at
+/// once those that have not joined (nobody else can tell them), then stops the stragglers.
+/// Returns the job's exit code.
+fn wait_pes(children: &mut [Option<Child>], hub: &Hub) -> i32 {
     let mut first_failure: Option<i32> = None;
-    let mut kill_at: Option<Instant> = None;
+    let mut stopping: Option<Stopping> = None;
+    let mut told = vec![false; children.len()];
     let mut running = children.len();
     while running > 0 {
         let sig = SIGNALLED.swap(0, Ordering::SeqCst);
         if sig != 0 {
             signal_all(children, sig);
             first_failure.get_or_insert(128 + sig);
-            kill_at.get_or_insert(Instant::now() + grace);
+            stopping.get_or_insert_with(|| Stopping::new(true));
         }
         for (pe, slot) in children.iter_mut().enumerate() {
             let Some(child) = slot else { continue };
@@ -188,7 +255,7 @@ fn wait_pes(children: &mut [Option<Child>], hub: &Hub, grace: Duration) -> i32 {
                             eprintln!("rocshmem-run: PE {pe} {}; stopping the other PEs", describe(st));
                         }
                         hub.abort(code, pe as i32, format!("PE {pe} {}", describe(st)));
-                        kill_at = Some(Instant::now() + grace);
+                        stopping.get_or_insert_with(|| Stopping::new(false));
                     }
                 }
                 Ok(None) => {}
@@ -198,11 +265,18 @@ fn wait_pes(children: &mut [Option<Child>], hub: &Hub, grace: Duration) -> i32 {
                 }
             }
         }
-        if let Some(t) = kill_at {
-            if Instant::now() >= t {
-                signal_all(children, libc::SIGKILL);
-                kill_at = None;
+        if let Some(s) = stopping.as_mut() {
+            if !s.by_signal {
+                // PEs that have not joined (busy before rocshmem_init) would wait for the others
+                // until ROCSHMEM_BOOTSTRAP_TIMEOUT: stop them now.
+                let joined = hub.joined();
+                let late = |pe: usize| !joined[pe] && !told[pe];
+                stop_pes(children, libc::SIGTERM, late, "the job was stopped before they joined it (rocshmem_init)");
+                for (pe, t) in told.iter_mut().enumerate() {
+                    *t |= !joined[pe];
+                }
             }
+            s.step(children);
         }
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -225,7 +299,7 @@ fn main() {
     }
 
     let (mut children, pumps) = spawn_pes(&o, &hub);
-    let code = wait_pes(&mut children, &hub, timeout.max(Duration::from_secs(2)));
+    let code = wait_pes(&mut children, &hub);
     for p in pumps {
         let _ = p.join();
     }

@@ -117,6 +117,12 @@ impl Hub {
         self.shared.state.lock().unwrap().abort(status, pe, reason);
     }
 
+    /// Which PEs have joined the job (a launcher's PE that has not is not told when the job
+    /// ends: the launcher stops it).
+    pub fn joined(&self) -> Vec<bool> {
+        self.shared.state.lock().unwrap().infos.iter().map(Option::is_some).collect()
+    }
+
     /// True once every PE said goodbye or the job was aborted.
     pub fn is_over(&self) -> bool {
         self.shared.state.lock().unwrap().over

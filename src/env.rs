@@ -222,8 +222,10 @@ env_table! {
         "Tests only: pretend this PE uses GPU <id>, as <id>[:mps|:nomps|:unknown], so the several-PEs-per-GPU check runs without a GPU.";
     test_gpu_heap_route: Bool = "ROCSHMEM_TEST_GPU_HEAP_ROUTE", default "0", range "", "debug",
         "Tests only: on the host platform (IPC), host collectives, atomics and wait/test take the route of a GPU heap (stream kernels on the library's stream, copies through the GPU runtime), so that route runs without a GPU.";
+    hang_report_timeout: Seconds = "ROCSHMEM_HANG_REPORT_TIMEOUT", default "60", range "0..=31536000", "hang",
+        "Extension: seconds a wait (barrier, wait_until, collective, an init or finalize exchange) may last before one report of where every PE waits is printed; the job keeps waiting. 0: never.";
     hang_timeout: Seconds = "ROCSHMEM_HANG_TIMEOUT", default "0", range "0..=31536000", "hang",
-        "Extension: seconds a wait (barrier, wait_until, collective, an init or finalize exchange) may last before the job is stopped with a report of where every PE waits; 0 (the default) never stops it.";
+        "Extension: seconds a wait (as above) may last before the job is stopped with that report; 0 (the default) never stops it.";
     run_uniqueid: Text = "ROCSHMEM_RUN_UNIQUEID", default "", range "", "launcher",
         "Set by rocshmem-run: the unique id (hex) of the job's rendezvous.";
     run_rank: Int = "ROCSHMEM_RUN_RANK", default "-1", range "-1..=2147483646", "launcher",

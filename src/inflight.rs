@@ -20,11 +20,26 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, compiler_fence, fence};
 use std::time::Duration;
 
-/// One thread's count of calls in flight (more than 1 when a call nests another), alone in 128
-/// bytes (two cache lines: the adjacent-line prefetcher pairs lines).
+/// One thread's count of calls in flight (more than 1 when a call nests another), and the name
+/// of its outermost call (address and length of a `&'static str`, read by the thread's own waits
+/// for the hang report: plain stores to a line the count writes anyway), alone in 128 bytes (two
+/// cache lines: the adjacent-line prefetcher pairs lines).
 #[repr(align(128))]
 struct Slot {
     depth: AtomicUsize,
+    call_addr: AtomicUsize,
+    call_len: AtomicUsize,
+}
+
+impl Slot {
+    const fn new() -> Slot {
+        Slot { depth: AtomicUsize::new(0), call_addr: AtomicUsize::new(0), call_len: AtomicUsize::new(0) }
+    }
+
+    fn name(&self, call: &'static str) {
+        self.call_addr.store(call.as_ptr() as usize, Ordering::Relaxed);
+        self.call_len.store(call.len(), Ordering::Relaxed);
+    }
 }
 
 /// Every slot ever made (finalize reads them all) and those whose thread has ended.
@@ -37,7 +52,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry { all: Vec::new(), free: 
 
 /// For calls made while this thread's slot is being destroyed (a thread-local destructor
 /// calling the library at thread exit): shared, so counted with atomic adds.
-static SHARED: Slot = Slot { depth: AtomicUsize::new(0) };
+static SHARED: Slot = Slot::new();
 
 /// Whether finalize can fence every thread with membarrier (set once at init).
 static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
@@ -54,7 +69,7 @@ impl Mine {
     fn claim() -> Mine {
         let mut r = registry();
         let slot = r.free.pop().unwrap_or_else(|| {
-            let s: &'static Slot = Box::leak(Box::new(Slot { depth: AtomicUsize::new(0) }));
+            let s: &'static Slot = Box::leak(Box::new(Slot::new()));
             r.all.push(s);
             s
         });
@@ -99,13 +114,17 @@ pub fn setup() {
 /// The token [`leave`] takes.
 pub struct Token(&'static Slot);
 
-/// Counts a call in. The caller reads the phase after this (SeqCst).
+/// Counts call `call` in. The caller reads the phase after this (SeqCst).
 #[inline]
-pub fn enter() -> Token {
+pub fn enter(call: &'static str) -> Token {
     let token = match MINE.try_with(|m| m.0) {
         Ok(slot) => {
             // Only this thread writes its slot.
-            slot.depth.store(slot.depth.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            let depth = slot.depth.load(Ordering::Relaxed);
+            if depth == 0 {
+                slot.name(call);
+            }
+            slot.depth.store(depth + 1, Ordering::Relaxed);
             Token(slot)
         }
         Err(_) => {
@@ -133,6 +152,25 @@ pub fn leave(token: Token) {
         // Release: the call's accesses to the runtime happen before finalize sees it leave.
         slot.depth.store(slot.depth.load(Ordering::Relaxed) - 1, Ordering::Release);
     }
+}
+
+/// Names the call this thread is in for the hang report, for the calls that are not counted in
+/// flight (`rocshmem_init`, `rocshmem_finalize`).
+pub fn name_call(call: &'static str) {
+    let _ = MINE.try_with(|m| m.0.name(call));
+}
+
+/// The outermost call this thread is in (or was in last), "" if none: for the hang report.
+pub fn current_call() -> &'static str {
+    MINE.try_with(|m| {
+        let (addr, len) = (m.0.call_addr.load(Ordering::Relaxed), m.0.call_len.load(Ordering::Relaxed));
+        if addr == 0 {
+            return "";
+        }
+        // SAFETY: only this thread writes its slot's name, always from a `&'static str`.
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(addr as *const u8, len)) }
+    })
+    .unwrap_or("")
 }
 
 /// Whether finalize is waiting for the calls in flight: a wait that has not ended yet gives up.
@@ -167,12 +205,13 @@ mod tests {
     #[test]
     fn drain_waits_for_calls_in_flight() {
         setup();
-        let t = enter();
+        let t = enter("rocshmem_test");
+        assert_eq!(current_call(), "rocshmem_test");
         let done = std::sync::Arc::new(AtomicBool::new(false));
         let d = std::sync::Arc::clone(&done);
         let h = std::thread::spawn(move || {
             // A thread that made calls and ended: its slot is counted out and reused.
-            let t = enter();
+            let t = enter("rocshmem_other");
             leave(t);
             drain();
             d.store(true, Ordering::SeqCst);

@@ -35,6 +35,7 @@ pub mod error;
 pub mod gpu;
 pub mod heap;
 pub mod inflight;
+pub mod interrupt;
 pub mod log;
 pub mod p2p;
 pub mod pe_set;

@@ -120,6 +120,14 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
     }
 }
 
+/// A line every user must see that is not an error (the hang report, after which the job goes
+/// on): printed whenever errors are, tagged `warning`.
+pub fn notice(call: &str, msg: std::fmt::Arguments<'_>) {
+    if enabled(Level::Error) {
+        let _ = std::io::stderr().lock().write_all(format_line(Level::Warn, call, msg).as_bytes());
+    }
+}
+
 /// Keeps an error line for `take_last_error` without printing it (errors reported once per
 /// process still fail each call for callers that look, such as the Python package).
 pub fn remember_error(call: &str, msg: std::fmt::Arguments<'_>) {

@@ -23,7 +23,11 @@
  *                            a line that must carry the PE number rocshmem-run gave it), then
  *                            runs `ring`.
  *   hardening late           PE 0 exits with status 3 before init, PE 1 computes for 60 s before
- *                            its init, the others init: rocshmem-run must stop PE 1 at once. */
+ *                            its init, the others init: rocshmem-run must stop PE 1 at once.
+ *   hardening deadlock [ms]  PE 0 waits in rocshmem_int_wait_until for a flag, the others in
+ *                            rocshmem_barrier_all: a deadlock; with <ms>, the last PE computes
+ *                            for <ms>, then sets the flag and joins the barrier (a long wait
+ *                            that ends). Prints "deadlock: waiting" on each PE once it waits. */
 #include <rocshmem/rocshmem.h>
 
 #include <arpa/inet.h>
@@ -233,6 +237,23 @@ int main(int argc, char **argv) {
       ring(argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : (size_t)96 << 20);
     } else if (strcmp(mode, "preinit") == 0) {
       ring((size_t)2 << 20);
+    } else if (strcmp(mode, "deadlock") == 0) {
+      int *flag = (int *)rocshmem_calloc(1, sizeof(int));
+      int last = rocshmem_n_pes() - 1;
+      REQUIRE(last >= 1 && flag, "deadlock needs 2 PEs");
+      rocshmem_barrier_all();
+      printf("deadlock: waiting\n");
+      fflush(stdout);
+      if (me == 0) {
+        rocshmem_int_wait_until(flag, ROCSHMEM_CMP_EQ, 1);
+      } else if (me == last && argc > 2) {
+        usleep((useconds_t)atoi(argv[2]) * 1000);
+        rocshmem_int_p(flag, 1, 0);
+        rocshmem_quiet();
+      }
+      rocshmem_barrier_all();
+      CHECK(me != 0 || *flag == 1, "PE 0 left its wait with flag %d", *flag);
+      rocshmem_free(flag);
     } else if (strcmp(mode, "hang") == 0) {
       int *flag = (int *)rocshmem_calloc(1, sizeof(int));
       REQUIRE(rocshmem_n_pes() >= 3 && flag, "hang needs 3 PEs");

@@ -4,9 +4,10 @@
 # /dev/shm.
 #   hardening.sh <case> <rocshmem-run> <hardening program> [rocshmem_info]
 # Cases: shm64m, shm4k, shm-posix (private mount namespace with a small /dev/shm), flood, hang,
-# hang-hub, slow, initfail, initfail-hang, env, preinit, late, heap-space; with mpirun (hardening.sh <case> <mpirun>
-# <program>): mpi-pe; mpich-ro. Exit 77 (skipped, with the reason) only when a private mount
-# namespace cannot be made (not root, or no unshare).
+# hang-hub, slow, hang-report, hang-int, initfail, initfail-hang, env, preinit, late, heap-space;
+# with mpirun (hardening.sh <case> <mpirun> <program>): mpi-pe, mpi-int; mpich-ro. Exit 77
+# (skipped, with the reason) only when a private mount namespace cannot be made (not root, or no
+# unshare), or setsid(1) is missing (hang-int, mpi-int).
 set -u
 CASE=$1 RUN=$2 PROG=$3 INFO=${4:-}
 TMP=$(mktemp -d)
@@ -29,6 +30,22 @@ in_small_shm() {
     "$@"; rc=$?
     ls -A /dev/shm > "$left"
     exit $rc' sh "$SHM_SIZE" "$TMP/left" "$@"
+}
+
+# Waits (up to 30 s) until the output has $1 lines "deadlock: waiting".
+await_waiting() {
+  i=0
+  while [ $i -lt 300 ] && [ "$(grep -c "deadlock: waiting" "$TMP/out")" -lt "$1" ]; do sleep 0.1; i=$((i + 1)); done
+  [ $i -lt 300 ] || fail "the PEs did not start waiting within 30 s"
+  sleep 0.5 # into their sleeping phase, where waits are listed
+}
+
+# Runs "$@" in a process group of its own in the background (as a shell runs a foreground
+# job), output in $TMP/out; its pid (= the group) in $pid.
+start_group() {
+  command -v setsid >/dev/null 2>&1 || { echo "hardening.sh $CASE: SKIPPED: setsid(1) is not installed"; exit 77; }
+  setsid "$@" >"$TMP/out" 2>&1 &
+  pid=$!
 }
 
 case "$CASE" in
@@ -111,6 +128,67 @@ case "$CASE" in
     [ $t -lt 20000 ] || fail "PE 0 took $t ms to stop itself"
     echo "hardening.sh hang-hub: PE 0 stopped itself after $t ms: $line"
     ;;
+  hang-report)
+    # By default a wait longer than ROCSHMEM_HANG_REPORT_TIMEOUT (60 s; 1 s here) prints, once,
+    # where every PE waits, and the job goes on: PE 0 waits for a flag and PE 1 in a barrier
+    # while PE 2 computes for 3 s, then sets the flag; the job completes.
+    "$INFO" | grep -q "ROCSHMEM_HANG_REPORT_TIMEOUT *= 60 .*default: 60 " || fail "rocshmem_info does not list ROCSHMEM_HANG_REPORT_TIMEOUT = 60"
+    ROCSHMEM_HANG_REPORT_TIMEOUT=1 timeout 60 "$RUN" -n 3 "$PROG" deadlock 3000 >"$TMP/out" 2>&1 || fail "exit status $?"
+    [ "$(grep -c "hardening deadlock: passed" "$TMP/out")" = 3 ] || fail "not every PE passed"
+    lines=$(grep "^rocshmem: " "$TMP/out")
+    [ "$(printf '%s\n' "$lines" | grep -c .)" = 1 ] || fail "want exactly one report line"
+    printf '%s\n' "$lines" | grep -q "^rocshmem: PE [01]: warning: rocshmem: a wait has lasted longer than ROCSHMEM_HANG_REPORT_TIMEOUT=1 s" \
+      || fail "the line is not the report"
+    for want in "PE 0 waits in rocshmem_int_wait_until for" "PE 1 waits in rocshmem_barrier_all for" "PE 2 is not waiting in rocSHMEM" "the job keeps waiting"; do
+      printf '%s\n' "$lines" | grep -q "$want" || fail "the report lacks '$want'"
+    done
+    echo "hardening.sh hang-report: one report, the job completed: $lines"
+    ;;
+  hang-int)
+    # Ctrl-C (SIGINT to the job's process group, as a terminal sends it; then to rocshmem-run
+    # alone, which forwards it) during a deadlock: every PE prints where each PE waits, and the
+    # job ends with 130 at once.
+    for to in group launcher; do
+      start_group "$RUN" -n 3 "$PROG" deadlock
+      await_waiting 3
+      t0=$(now_ms)
+      if [ $to = group ]; then kill -INT -$pid; else kill -INT $pid; fi
+      ( sleep 30; kill -KILL -$pid 2>/dev/null ) >/dev/null 2>&1 &
+      guard=$!
+      wait $pid; rc=$?
+      t=$(( $(now_ms) - t0 ))
+      kill $guard 2>/dev/null
+      [ $rc = 130 ] || fail "SIGINT to the $to: exit status $rc, want 130"
+      for pe in 0 1 2; do
+        line=$(grep "^rocshmem: PE $pe: error: rocshmem: interrupted (SIGINT): " "$TMP/out")
+        [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "SIGINT to the $to: PE $pe printed no report"
+        for want in "PE 0 waits in rocshmem_int_wait_until for" "PE 1 waits in rocshmem_barrier_all for" "PE 2 waits in rocshmem_barrier_all for"; do
+          printf '%s\n' "$line" | grep -q "$want" || fail "SIGINT to the $to: PE $pe's report lacks '$want'"
+        done
+      done
+      [ $t -lt 8000 ] || fail "SIGINT to the $to: the job took $t ms to end"
+    done
+    echo "hardening.sh hang-int: Ctrl-C printed where each PE waits; $(grep -m1 "^rocshmem: PE 0" "$TMP/out")"
+    ;;
+  mpi-int)
+    # hardening.sh mpi-int <mpirun> <program>: Ctrl-C reaches only mpirun (Open MPI gives each
+    # rank a process group of its own), which terminates the ranks: they print where each waits.
+    start_group "$RUN" --oversubscribe -n 3 "$PROG" deadlock
+    await_waiting 3
+    kill -INT -$pid
+    ( sleep 30; kill -KILL -$pid 2>/dev/null ) >/dev/null 2>&1 &
+    guard=$!
+    wait $pid
+    kill $guard 2>/dev/null
+    for pe in 0 1 2; do
+      line=$(grep "^rocshmem: PE $pe: error: rocshmem: terminated (SIGTERM): " "$TMP/out")
+      [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "PE $pe printed no report"
+      for want in "PE 0 waits in rocshmem_int_wait_until for" "PE 1 waits in rocshmem_barrier_all for" "PE 2 waits in rocshmem_barrier_all for"; do
+        printf '%s\n' "$line" | grep -q "$want" || fail "PE $pe's report lacks '$want'"
+      done
+    done
+    echo "hardening.sh mpi-int: Ctrl-C on mpirun: $(grep -m1 "^rocshmem: PE 0" "$TMP/out")"
+    ;;
   mpi-pe)
     # hardening.sh mpi-pe <mpirun> <program>: init errors under mpirun carry the rank, before
     # MPI is even loaded; a value that is not a number says "invalid argument" once.
@@ -174,9 +252,9 @@ case "$CASE" in
     echo "hardening.sh heap-space: 64T refused by name; under ulimit -v 4G the suggested $fits runs"
     ;;
   initfail-hang)
-    # A bad ROCSHMEM_HANG_TIMEOUT on the last PE only: every PE names that PE and the variable (before,
+    # A bad hang variable on the last PE only: every PE names that PE and the variable (before,
     # the PE failed alone and the others reported a rendezvous timeout).
-    for setting in ROCSHMEM_HANG_TIMEOUT=bogus; do
+    for setting in ROCSHMEM_HANG_TIMEOUT=bogus ROCSHMEM_HANG_REPORT_TIMEOUT=-1; do
       timeout 60 "$RUN" -n 3 "$PROG" initfail "$setting" >"$TMP/out" 2>&1; rc=$?
       [ $rc = 1 ] || fail "$setting: exit status $rc, want 1"
       for pe in 0 1 2; do
@@ -187,7 +265,7 @@ case "$CASE" in
       done
       grep -qi "timed out\|rendezvous" "$TMP/out" && fail "$setting: a misleading rendezvous message"
     done
-    echo "hardening.sh initfail-hang: every PE named PE 2 and its bad ROCSHMEM_HANG_TIMEOUT"
+    echo "hardening.sh initfail-hang: every PE named PE 2 and its bad hang variable"
     ;;
   slow)
     # A wait shorter than ROCSHMEM_HANG_TIMEOUT is left alone.

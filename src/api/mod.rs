@@ -58,7 +58,7 @@ pub(crate) fn report(call: &'static str, e: &Error) {
 /// (see `inflight`).
 #[inline]
 pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
-    let token = crate::inflight::enter();
+    let token = crate::inflight::enter(call);
     let v = boundary(call, fail, f);
     crate::inflight::leave(token);
     v
@@ -68,9 +68,6 @@ pub(crate) fn value_call<T>(call: &'static str, fail: T, f: impl FnOnce() -> Res
 pub(crate) fn boundary<T>(call: &'static str, fail: T, f: impl FnOnce() -> Result<T>) -> T {
     if log::enabled(Level::Api) {
         log::write(Level::Api, call, format_args!("called"));
-    }
-    if crate::watchdog::on() {
-        crate::watchdog::enter(call);
     }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,

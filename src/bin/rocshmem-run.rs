@@ -184,6 +184,9 @@ fn spawn_pes(o: &Options, hub: &Hub) -> (Vec<Option<Child>>, Vec<std::thread::Jo
 /// How long PEs that were told the job ended (by the hub) have to exit by themselves, before
 /// the launcher sends them SIGTERM.
 const EXIT_BY_THEMSELVES: Duration = Duration::from_secs(1);
+/// The same after a SIGINT or SIGTERM forwarded to the PEs: they first gather the report of
+/// where every PE waits (at most 2 s at the hub, then 4 s for a PE on its own).
+const REPORT_AND_EXIT: Duration = Duration::from_secs(5);
 /// How long a PE has after SIGTERM before SIGKILL.
 const KILL_AFTER: Duration = Duration::from_secs(2);
 
@@ -203,7 +206,8 @@ struct Stopping {
 
 impl Stopping {
     fn new(by_signal: bool) -> Stopping {
-        Stopping { next: Instant::now() + EXIT_BY_THEMSELVES, step: Step::Term, by_signal }
+        let wait = if by_signal { REPORT_AND_EXIT } else { EXIT_BY_THEMSELVES };
+        Stopping { next: Instant::now() + wait, step: Step::Term, by_signal }
     }
 
     /// Takes the next step when its time has come.
@@ -213,7 +217,8 @@ impl Stopping {
         }
         match self.step {
             Step::Term => {
-                let why = format!("still running {} s after the job was stopped", EXIT_BY_THEMSELVES.as_secs());
+                let waited = if self.by_signal { REPORT_AND_EXIT } else { EXIT_BY_THEMSELVES };
+                let why = format!("still running {} s after the job was stopped", waited.as_secs());
                 stop_pes(children, libc::SIGTERM, |_| true, &why);
                 (self.next, self.step) = (Instant::now() + KILL_AFTER, Step::Kill);
             }
@@ -238,9 +243,15 @@ fn wait_pes(children: &mut [Option<Child>], hub: &Hub) -> i32 {
     while running > 0 {
         let sig = SIGNALLED.swap(0, Ordering::SeqCst);
         if sig != 0 {
-            signal_all(children, sig);
-            first_failure.get_or_insert(128 + sig);
-            stopping.get_or_insert_with(|| Stopping::new(true));
+            if stopping.as_ref().is_some_and(|s| s.by_signal) {
+                // A second Ctrl-C: no more waiting for reports.
+                stop_pes(children, libc::SIGKILL, |_| true, "a second signal");
+            } else {
+                // The PEs report where they wait and end the job (src/interrupt.rs).
+                signal_all(children, sig);
+                first_failure.get_or_insert(128 + sig);
+                stopping = Some(Stopping::new(true));
+            }
         }
         for (pe, slot) in children.iter_mut().enumerate() {
             let Some(child) = slot else { continue };

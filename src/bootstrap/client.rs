@@ -7,6 +7,7 @@
 use super::uid::UniqueId;
 use super::wire::{Msg, PROTOCOL};
 use crate::error::{Error, Result};
+use crate::watchdog::Ask;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvError, RecvTimeoutError, Sender, channel};
@@ -82,10 +83,10 @@ impl HubClient {
             .name("rocshmem-watch".into())
             .spawn(move || watch(reader, w2, tx, l2, e2, on_abort))
             .map_err(|e| Error::io("bootstrap: starting the watcher thread", e))?;
-        // Hang reports (ROCSHMEM_HANG_TIMEOUT) go to the hub over this connection.
+        // Asks for hang reports (and Ctrl-C's) go to the hub over this connection.
         let w3 = writer.clone();
-        crate::watchdog::set_sink(Some(Arc::new(move |stuck, report| {
-            send_on(&w3, Msg::Status { stuck, report }).is_ok()
+        crate::watchdog::set_sink(Some(Arc::new(move |ask, waited, report| {
+            send_on(&w3, Msg::Status { ask, waited_ms: waited.as_millis() as u64, report }).is_ok()
         })));
         Ok(HubClient { rank, nranks, infos, writer, replies: Mutex::new(rx), seq: AtomicU64::new(0), leaving, ended })
     }
@@ -226,8 +227,10 @@ fn watch(
             Ok(Some(Msg::Query)) => {
                 // A PE is stuck: say where this one waits (this thread runs whatever the
                 // program's threads are doing).
-                let _ = send_on(&writer, Msg::Status { stuck: false, report: crate::watchdog::report() });
+                let status = Msg::Status { ask: Ask::Answer, waited_ms: 0, report: crate::watchdog::report() };
+                let _ = send_on(&writer, status);
             }
+            Ok(Some(Msg::Report { text })) => crate::watchdog::print_report(&text),
             Ok(Some(msg @ (Msg::Gathered { .. } | Msg::Bye))) => {
                 let bye = matches!(msg, Msg::Bye);
                 let _ = replies.send(msg);

@@ -9,6 +9,7 @@
 use super::uid::UniqueId;
 use super::wire::{Deadline, MAX_HELLO, Msg, PROTOCOL};
 use crate::error::{Error, Result};
+use crate::watchdog::Ask;
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,9 +57,19 @@ struct State {
     finalized: Vec<bool>,
     /// The job ended (everyone said goodbye, or it was aborted): ignore later events.
     over: bool,
-    /// A hang report is being gathered (a PE's wait passed `ROCSHMEM_HANG_TIMEOUT`): what each
-    /// PE answered so far.
-    hang: Option<Vec<Option<String>>>,
+    /// A report of where every PE waits is being gathered (a PE asked: see `watchdog::Ask`).
+    round: Option<Round>,
+    /// When the last report round that was sent back (not one that ended the job) began: a wait
+    /// in progress then is in that report, and does not get another.
+    last_report: Option<Instant>,
+}
+
+/// A report round: the strongest ask so far, who asked for a report, what each PE answered.
+struct Round {
+    ask: Ask,
+    began: Instant,
+    reporters: Vec<usize>,
+    answers: Vec<Option<String>>,
 }
 
 impl State {
@@ -85,6 +96,23 @@ impl State {
     }
 }
 
+/// The hubs this process hosts, so that it does not exit in the middle of one's broadcast.
+static HOSTED: Mutex<Vec<std::sync::Weak<Shared>>> = Mutex::new(Vec::new());
+
+/// Before this process exits: lets a broadcast of a hub it hosts finish (the job's end goes out
+/// to every PE under the hub's lock; a PE that exits on receiving it may host the hub: MPI rank
+/// 0, the process that made a unique id). Waits at most `limit`.
+pub fn settle_hosted(limit: Duration) {
+    let hubs: Vec<Arc<Shared>> =
+        HOSTED.lock().unwrap_or_else(|e| e.into_inner()).iter().filter_map(std::sync::Weak::upgrade).collect();
+    let t0 = Instant::now();
+    for h in hubs {
+        while h.state.try_lock().is_err() && t0.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
 impl Hub {
     /// Starts a hub listening on `ip` (kernel-chosen port). `nranks` is known to a launcher and
     /// unknown (None) to `rocshmem_get_uniqueid`, where the first PE to join sets it.
@@ -104,6 +132,7 @@ impl Hub {
             unauthenticated: Mutex::new(std::collections::VecDeque::new()),
             next_conn: AtomicUsize::new(0),
         });
+        HOSTED.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::downgrade(&shared));
         let s2 = shared.clone();
         std::thread::Builder::new()
             .name("rocshmem-hub".into())
@@ -189,30 +218,79 @@ fn accept_loop(shared: Arc<Shared>, listener: TcpListener) {
     }
 }
 
-/// How long the hub waits for every PE to say what it waits in before it ends a hung job.
+/// How long the hub waits for every PE to say what it waits in before it reports.
 const HANG_ANSWERS: Duration = Duration::from_secs(2);
 
-/// Ends a hung job once every PE answered the hub's `Query` (or `HANG_ANSWERS` passed), with
-/// one line saying where each PE is.
+impl State {
+    /// PE `rank` asks for a report round (or answers the current one): starts a round unless
+    /// one is running (the stronger ask wins: ending the job beats a report) or, for a report,
+    /// unless a report made while this PE's wait was already in progress exists.
+    fn status(&mut self, shared: &Arc<Shared>, rank: usize, ask: Ask, waited: Duration, report: String) {
+        if self.over {
+            return;
+        }
+        let covered = self.last_report.is_some_and(|t| t.elapsed() < waited);
+        if ask == Ask::Report && covered && self.round.is_none() {
+            return;
+        }
+        if ask != Ask::Answer && self.round.is_none() {
+            // Ask everyone what they wait in; a PE that cannot answer (stopped, or gone) is
+            // named as such when the round ends.
+            let n = self.infos.len();
+            self.round = Some(Round { ask, began: Instant::now(), reporters: Vec::new(), answers: vec![None; n] });
+            self.broadcast(&Msg::Query);
+            let s2 = Arc::clone(shared);
+            let _ = std::thread::Builder::new().name("rocshmem-hub-hang".into()).spawn(move || hang_round(s2));
+        }
+        if let Some(round) = self.round.as_mut() {
+            round.ask = round.ask.max(ask);
+            if ask == Ask::Report && !covered {
+                round.reporters.push(rank);
+            }
+            round.answers[rank] = Some(report);
+        }
+    }
+}
+
+/// Ends a report round once every PE answered the hub's `Query` (or `HANG_ANSWERS` passed): the
+/// report, "PE 0 waits in ...; PE 1 ...", goes back to the first PE that asked for it, or ends
+/// the job (hang timeout, Ctrl-C) with it as the reason.
 fn hang_round(shared: Arc<Shared>) {
-    let t0 = Instant::now();
     loop {
         std::thread::sleep(Duration::from_millis(20));
         let mut st = shared.state.lock().unwrap();
-        let Some(h) = &st.hang else { return };
-        if h.iter().all(Option::is_some) || t0.elapsed() >= HANG_ANSWERS {
-            let parts: Vec<String> = h
-                .iter()
-                .enumerate()
-                .map(|(pe, a)| match a {
-                    Some(report) => format!("PE {pe} {report}"),
-                    None => format!("PE {pe} did not answer (stopped, or not running)"),
-                })
-                .collect();
-            let reason = format!("a wait passed ROCSHMEM_HANG_TIMEOUT, so the job is stopped: {}", parts.join("; "));
-            st.abort(1, -1, reason);
-            return;
+        let Some(round) = &st.round else { return };
+        if !(round.answers.iter().all(Option::is_some) || round.began.elapsed() >= HANG_ANSWERS) {
+            continue;
         }
+        let round = st.round.take().expect("a round");
+        let parts: Vec<String> = round
+            .answers
+            .iter()
+            .enumerate()
+            .map(|(pe, a)| match a {
+                Some(report) => format!("PE {pe} {report}"),
+                None => format!("PE {pe} did not answer (stopped, or not running)"),
+            })
+            .collect();
+        let parts = parts.join("; ");
+        match round.ask {
+            Ask::Stop => {
+                st.abort(1, -1, format!("a wait passed ROCSHMEM_HANG_TIMEOUT, so the job is stopped: {parts}"))
+            }
+            Ask::Interrupt | Ask::Terminate => {
+                let (status, what) = round.ask.signal().expect("a signal's ask");
+                st.abort(status, -1, format!("{what}: {parts}"))
+            }
+            Ask::Report | Ask::Answer => {
+                st.last_report = Some(round.began);
+                let to = round.reporters.first().and_then(|r| st.writers[*r].as_mut());
+                if let Some(w) = to {
+                    let _ = std::io::Write::write_all(w, &Msg::Report { text: parts }.encode());
+                }
+            }
+        }
+        return;
     }
 }
 
@@ -317,18 +395,8 @@ fn requests(shared: &Arc<Shared>, stream: &mut TcpStream, rank: usize) {
             Ok(Some(Msg::Failed { reason })) => {
                 st.abort(1, rank as i32, format!("PE {rank} failed in rocshmem_init: {reason}"));
             }
-            Ok(Some(Msg::Status { stuck, report })) => {
-                if st.hang.is_none() && stuck && !st.over {
-                    // Ask everyone what they wait in; a PE that cannot answer (stopped, or
-                    // gone) is named as such when the round ends.
-                    st.hang = Some(vec![None; st.infos.len()]);
-                    st.broadcast(&Msg::Query);
-                    let s2 = Arc::clone(shared);
-                    let _ = std::thread::Builder::new().name("rocshmem-hub-hang".into()).spawn(move || hang_round(s2));
-                }
-                if let Some(h) = st.hang.as_mut() {
-                    h[rank] = Some(report);
-                }
+            Ok(Some(Msg::Status { ask, waited_ms, report })) => {
+                st.status(shared, rank, ask, Duration::from_millis(waited_ms), report);
             }
             Ok(Some(Msg::Exit { status })) => {
                 st.abort(status, rank as i32, format!("PE {rank} called rocshmem_global_exit({status})"));

@@ -2,9 +2,10 @@
 //! big-endian. Everything the bootstrap says goes through [`Msg::encode`] / [`Msg::decode`].
 
 use crate::error::{Error, Result};
+use crate::watchdog::Ask;
 use std::io::{Read, Write};
 
-pub const PROTOCOL: u16 = 2;
+pub const PROTOCOL: u16 = 3;
 const HELLO_MAGIC: u32 = 0x5253_484d; // "RSHM"
 /// Frames larger than this are refused (a peer speaking another protocol, not a real message).
 const MAX_FRAME: usize = 1 << 30;
@@ -38,11 +39,13 @@ pub enum Msg {
     Bye,
     /// PE → hub: this PE's init failed for `reason`; end the job, telling every PE why.
     Failed { reason: String },
-    /// PE → hub: what this PE waits in (`ROCSHMEM_HANG_TIMEOUT`): unasked when one of its waits
-    /// passed the timeout, else as the answer to a `Query`.
-    Status { stuck: bool, report: String },
+    /// PE → hub: where this PE waits (`report`) and for how long its longest wait has lasted:
+    /// the answer to a `Query`, or unasked to ask for a report round (`watchdog::Ask`).
+    Status { ask: Ask, waited_ms: u64, report: String },
     /// hub → PE: a PE is stuck; say what you wait in (answered by the watcher thread).
     Query,
+    /// hub → PE: the report this PE asked for (`Ask::Report`): where every PE waits.
+    Report { text: String },
 }
 
 struct Enc(Vec<u8>);
@@ -137,6 +140,7 @@ impl Msg {
             Msg::Failed { .. } => 10,
             Msg::Status { .. } => 11,
             Msg::Query => 12,
+            Msg::Report { .. } => 13,
         }
     }
 
@@ -171,8 +175,11 @@ impl Msg {
             Msg::Failed { reason } => {
                 e.bytes(reason.as_bytes());
             }
-            Msg::Status { stuck, report } => {
-                e.u8(*stuck as u8).bytes(report.as_bytes());
+            Msg::Status { ask, waited_ms, report } => {
+                e.u8(*ask as u8).u64(*waited_ms).bytes(report.as_bytes());
+            }
+            Msg::Report { text } => {
+                e.bytes(text.as_bytes());
             }
             Msg::Finalize | Msg::Bye | Msg::Query => {}
         }
@@ -205,8 +212,13 @@ impl Msg {
             8 => Msg::Finalize,
             9 => Msg::Bye,
             10 => Msg::Failed { reason: d.string()? },
-            11 => Msg::Status { stuck: d.u8()? != 0, report: d.string()? },
+            11 => {
+                let ask = d.u8()?;
+                let ask = Ask::from_u8(ask).ok_or_else(|| Error::Bootstrap(format!("unknown status kind {ask}")))?;
+                Msg::Status { ask, waited_ms: d.u64()?, report: d.string()? }
+            }
             12 => Msg::Query,
+            13 => Msg::Report { text: d.string()? },
             k => return Err(Error::Bootstrap(format!("unknown bootstrap message kind {k}"))),
         };
         if !d.0.is_empty() {
@@ -292,8 +304,10 @@ mod tests {
             Msg::Finalize,
             Msg::Bye,
             Msg::Failed { reason: "ROCSHMEM_HEAP_SIZE='1' is out of range".into() },
-            Msg::Status { stuck: true, report: "rocshmem_barrier_all for 3.0 s".into() },
+            Msg::Status { ask: Ask::Stop, waited_ms: 3000, report: "rocshmem_barrier_all for 3.0 s".into() },
+            Msg::Status { ask: Ask::Answer, waited_ms: 0, report: "is not waiting".into() },
             Msg::Query,
+            Msg::Report { text: "PE 0 waits in rocshmem_barrier_all for 60.0 s".into() },
         ]
     }
 

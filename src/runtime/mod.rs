@@ -61,6 +61,7 @@ extern "C" fn forked_child() {
     if PHASE.load(Ordering::Relaxed) != Phase::Uninit as u8 {
         PHASE.store(Phase::Forked as u8, Ordering::SeqCst);
         RUNTIME.store(std::ptr::null_mut(), Ordering::SeqCst);
+        crate::interrupt::forget_in_child();
     }
 }
 
@@ -254,6 +255,8 @@ pub(crate) fn abort_now(status: i32, reason: &str, is_error: bool) -> ! {
         log_info!("rocshmem", "{reason}");
     }
     sweep_job_names();
+    // The job's end may be on its way to the other PEs from a hub in this process.
+    crate::bootstrap::hub::settle_hosted(std::time::Duration::from_secs(1));
     exit_now(status)
 }
 
@@ -296,9 +299,8 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
     crate::stop::install(abort_now, global_exit);
     // Calls in flight are counted cheaply once finalize can fence every thread (see inflight).
     crate::inflight::setup();
-    if crate::watchdog::on() {
-        crate::watchdog::enter("rocshmem_init");
-    }
+    // Init's exchanges are watched (hang report) under this name.
+    crate::inflight::name_call("rocshmem_init");
     match build::build(method) {
         Ok(rt) => {
             let p = Box::into_raw(Box::new(rt));
@@ -313,6 +315,8 @@ pub fn init(method: Method) -> Result<&'static Runtime> {
                 // would wait for it forever.
                 abort_now(status, &reason, is_error);
             }
+            // Ctrl-C from now on prints where every PE waits before the job ends.
+            crate::interrupt::install();
             // SAFETY: just published.
             let rt = unsafe { &*p };
             // The stream kernels' core module, filled by its loader thread now that the runtime
@@ -350,6 +354,7 @@ pub fn finalize() -> Result<()> {
         });
     }
     let rt = get()?;
+    crate::inflight::name_call("rocshmem_finalize");
     // Calls other threads of this process are still making finish before anything goes away
     // (those starting from now on fail with "called after rocshmem_finalize").
     crate::inflight::drain();
@@ -368,6 +373,7 @@ pub fn finalize() -> Result<()> {
     // SAFETY: `p` was leaked by init and is no longer reachable through RUNTIME.
     drop(unsafe { Box::from_raw(p) });
     PHASE.store(Phase::Finalized as u8, Ordering::Release);
+    crate::interrupt::uninstall();
     r
 }
 

@@ -8,7 +8,8 @@ use std::ffi::{c_int, c_void};
 
 /// Collective allocation: every PE makes the same call; all get the same heap offset. The
 /// world barrier at the end (inside the agreement: src/heap/agree.rs) makes the memory usable
-/// as a target as soon as the call returns, and checks that every PE made the same call.
+/// as a target as soon as the call returns, and checks that every PE made the same call. Calls
+/// that differ only in size are served: every PE reserves the largest (same offset).
 fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usize, zero: bool) -> *mut c_void {
     value_call(call, std::ptr::null_mut(), || {
         let rt = rt()?;
@@ -25,13 +26,31 @@ fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usiz
             // SAFETY: off..off+size was just allocated in our heap.
             unsafe { rt.heap.fill((base + off) as *mut u8, 0, size)? };
         }
-        if let Err(e) = agree(&rt.heap, &rt.net, what, offset) {
-            if let Some(off) = offset {
-                // Undone: the heaps stay as they were on every PE.
-                rt.heap.free(base + off)?;
+        let got = match agree(&rt.heap, &rt.net, what, offset) {
+            Ok(None) => got,
+            Ok(Some(largest)) => {
+                // The PEs asked for different sizes (asymmetric allocation): each reserves the
+                // largest, at the same offset everywhere. Nothing returns early before the
+                // barrier, which every PE must reach.
+                let undone = offset.map_or(Ok(()), |off| rt.heap.free(base + off));
+                let got = undone.and_then(|()| rt.heap.alloc(largest, align));
+                let zeroed = match (&got, zero) {
+                    // SAFETY: the block was just allocated with `largest` >= `size` bytes.
+                    (Ok(p), true) if !p.is_null() => unsafe { rt.heap.fill(*p, 0, size) },
+                    _ => Ok(()),
+                };
+                rt.net.barrier(&rt.heap, crate::pe_set::PeSet::world(rt.n_pes()), crate::team::WORLD_SLOT)?;
+                zeroed?;
+                got
             }
-            return Err(e);
-        }
+            Err(e) => {
+                if let Some(off) = offset {
+                    // Undone: the heaps stay as they were on every PE.
+                    rt.heap.free(base + off)?;
+                }
+                return Err(e);
+            }
+        };
         let p = got?;
         if !p.is_null() {
             Stats::add(&rt.stats.allocs, 1);

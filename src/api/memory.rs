@@ -188,6 +188,89 @@ pub extern "C" fn rocshmem_buffer_register_symmetric(addr: *mut c_void, length: 
     })
 }
 
+/// Checks the arguments of the flat-layout registrations (`rocshmem_buffer_register_vmm`,
+/// `rocshmem_sym_buffer_register`): this PE's view of a buffer that every PE's process maps
+/// into one virtual address space, PE `p`'s copy at `addr + (p - my_pe) * stride`.
+fn check_flat_layout(
+    rt: &crate::runtime::Runtime,
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> Result<()> {
+    if addr.is_null() {
+        return Err(Error::NullPointer("addr"));
+    }
+    if length == 0 {
+        return Err(Error::invalid("length=0"));
+    }
+    if my_pe != rt.my_pe() as c_int || n_pes != rt.n_pes() as c_int {
+        return Err(Error::invalid(format!(
+            "my_pe={my_pe} n_pes={n_pes}, but this is PE {} of {}",
+            rt.my_pe(),
+            rt.n_pes()
+        )));
+    }
+    if stride.unsigned_abs() < length && n_pes > 1 {
+        return Err(Error::invalid(format!(
+            "stride={stride} is smaller than length={length}: the PEs' buffers overlap"
+        )));
+    }
+    Ok(())
+}
+
+/// The reason the flat-layout registrations fail here (upstream's error code, one line).
+const FLAT_LAYOUT_UNSUPPORTED: &str = "buffers in a virtual address space shared by all PEs (GPU VMM memory such as \
+    RCCL's LSA window) are not supported by this library yet: allocate with rocshmem_malloc, or register the local \
+    buffer with rocshmem_buffer_register";
+
+/// Registers user memory laid out in one flat virtual address space (upstream: VMM memory
+/// mapped by every PE, PE `p`'s buffer at `addr + (p - my_pe) * stride`), without a collective.
+/// Not supported by this library yet: checks the arguments, then returns ROCSHMEM_ERROR with
+/// one line saying so.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_register_vmm(
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> c_int {
+    status_call("rocshmem_buffer_register_vmm", || {
+        let rt = rt()?;
+        check_flat_layout(rt, addr, length, my_pe, n_pes, stride)?;
+        Err(Error::Unsupported(FLAT_LAYOUT_UNSUPPORTED.into()))
+    })
+}
+
+/// Registers a symmetric user buffer with a known per-PE layout (upstream: `addr + (p - my_pe)
+/// * stride` is PE `p`'s copy; the backend makes it reachable). Not supported by this library
+/// yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_sym_buffer_register(
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> c_int {
+    status_call("rocshmem_sym_buffer_register", || {
+        let rt = rt()?;
+        check_flat_layout(rt, addr, length, my_pe, n_pes, stride)?;
+        Err(Error::Unsupported(FLAT_LAYOUT_UNSUPPORTED.into()))
+    })
+}
+
+/// Unregisters a buffer of `rocshmem_sym_buffer_register`: none can exist here, so non-zero.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_sym_buffer_unregister(addr: *mut c_void) -> c_int {
+    status_call("rocshmem_sym_buffer_unregister", || {
+        rt()?;
+        Err(Error::invalid(format!("{addr:p} was not registered with rocshmem_sym_buffer_register")))
+    })
+}
+
 /// Unregisters a symmetric region (see `rocshmem_buffer_register_symmetric`). Returns non-zero
 /// on the host platform, where no region can exist.
 #[unsafe(no_mangle)]

@@ -7,7 +7,7 @@
 //! - `librocshmem_device_<arch>.bc` per arch: device-only LLVM bitcode (what upstream's
 //!   cmake/DeviceBitcode.cmake makes for Triton and other JIT users): every source compiled with
 //!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc`, `llvm-link`ed, then `opt -O3`. It keeps
-//!   the 578 unmangled extern "C" entry points (device/gen/bitcode_api.cpp, marked `used`) and
+//!   the 605 unmangled extern "C" entry points (device/gen/bitcode_api.cpp) and
 //!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
 //!
 //! - `products.txt`: `archive_arches=` and `bitcode_arches=` (`;`-separated), read by the CMake

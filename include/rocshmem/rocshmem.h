@@ -4611,9 +4611,9 @@ void *rocshmem_buffer_register_symmetric(void *addr, size_t length);
 // one line saying so.
 int rocshmem_buffer_register_vmm(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
 
-// Registers a symmetric user buffer with a known per-PE layout (upstream: `addr + (p - my_pe)
-// * stride` is PE `p`'s copy; the backend makes it reachable). Not supported by this library
-// yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
+// Registers a symmetric user buffer with a known per-PE layout (upstream: PE `p`'s copy is at
+// `addr + (p - my_pe) * stride`; the backend makes it reachable). Not supported by this
+// library yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
 int rocshmem_sym_buffer_register(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
 
 // Unregisters a buffer of `rocshmem_sym_buffer_register`: none can exist here, so non-zero.

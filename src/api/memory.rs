@@ -244,9 +244,9 @@ pub extern "C" fn rocshmem_buffer_register_vmm(
     })
 }
 
-/// Registers a symmetric user buffer with a known per-PE layout (upstream: `addr + (p - my_pe)
-/// * stride` is PE `p`'s copy; the backend makes it reachable). Not supported by this library
-/// yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
+/// Registers a symmetric user buffer with a known per-PE layout (upstream: PE `p`'s copy is at
+/// `addr + (p - my_pe) * stride`; the backend makes it reachable). Not supported by this
+/// library yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_sym_buffer_register(
     addr: *mut c_void,

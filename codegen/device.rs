@@ -26,6 +26,9 @@ pub enum Side {
     /// Only an `extern "C"` bitcode entry point under this name (upstream's C++ names of these
     /// are header-only templates): the C++ function is `rocshmem::device::<name>`.
     Erased,
+    /// Only an `extern "C"` bitcode entry point, whose body is the row's (no C++ function): the
+    /// C-linkage wrappers for PyTorch's Triton layer (a team as an `int`, 0 = the world team).
+    C,
 }
 
 /// One expanded device function.
@@ -54,6 +57,7 @@ impl DevFn {
         match self.side {
             Side::D => format!("rocshmem::{}", self.name),
             Side::HD | Side::Erased => format!("rocshmem::device::{}", self.name),
+            Side::C => panic!("{} has no C++ function", self.name),
         }
     }
 }
@@ -145,6 +149,9 @@ fn expand(out: &mut Vec<DevFn>, b: &Block, sc: &Scope, row: &Row) {
         x.replace("{s}", sc.s).replace("{G}", sc.grp).replace("{R}", sc.ret).replace("{V}", void)
     };
     let (name, ret, params, body) = (scoped(row.name), scoped(row.ret), scoped(row.params), scoped(row.body));
+    // `{aop}`: the arithmetic ops (sum, min, max, prod) whatever the type.
+    let arith_only = name.contains("{aop}");
+    let name = name.replace("{aop}", "{op}");
     let types: Vec<Option<&Ty>> = if row.types.is_empty() {
         vec![None]
     } else {
@@ -162,6 +169,7 @@ fn expand(out: &mut Vec<DevFn>, b: &Block, sc: &Scope, row: &Row) {
     };
     for t in types {
         let op_list: Vec<Option<&str>> = match t {
+            Some(_) if arith_only => FLOAT_OPS.iter().map(|o| Some(o.0)).collect(),
             Some(t) if name.contains("{op}") => reduce_ops(t.name).into_iter().map(Some).collect(),
             _ => vec![None],
         };
@@ -186,6 +194,7 @@ fn expand(out: &mut Vec<DevFn>, b: &Block, sc: &Scope, row: &Row) {
                 let ctx = if with_ctx { "ctx" } else { "dev::default_handle()" };
                 let full = format!("rocshmem_{}{short}", if with_ctx { "ctx_" } else { "" });
                 let bitcode = match (&bitcode, t) {
+                    (Some(_), _) if with_ctx && row.side == Side::C => panic!("{full}: a C row has no ctx_ form"),
                     (Some(_), _) if with_ctx && row.side != Side::Erased => None,
                     (Some(set), Some(t)) if set.contains(&t.name) => Some(full.clone()),
                     (Some(set), None) if set.is_empty() => Some(full.clone()),
@@ -293,7 +302,7 @@ pub fn header(fns: &[DevFn]) -> String {
         let _ = writeln!(s, "{dep}ROCSHMEM_DEVICE_FN {} {}({});", f.ret, f.name, f.params.join(", "));
     }
     s.push_str("\nnamespace device {\n");
-    for f in fns.iter().filter(|f| f.side != Side::D) {
+    for f in fns.iter().filter(|f| f.side == Side::HD || f.side == Side::Erased) {
         let _ = writeln!(s, "ROCSHMEM_DEVICE_FN {} {}({});", f.ret, f.name, f.params.join(", "));
     }
     s.push_str("}  // namespace device\n\n}  // namespace rocshmem\n\n#endif  // ROCSHMEM_DEVICE_HPP\n");
@@ -302,6 +311,7 @@ pub fn header(fns: &[DevFn]) -> String {
 
 /// The files of definitions: one per family, so that they compile in parallel.
 pub fn definition_files(fns: &[DevFn]) -> Vec<(String, String)> {
+    let fns: Vec<&DevFn> = fns.iter().filter(|f| f.side != Side::C).collect();
     let mut fams: Vec<&str> = fns.iter().map(|f| f.family).collect();
     fams.dedup();
     fams.sort();
@@ -309,7 +319,7 @@ pub fn definition_files(fns: &[DevFn]) -> Vec<(String, String)> {
     fams.iter()
         .map(|fam| {
             let file = format!("device/gen/api_{}.cpp", fam.to_ascii_lowercase().replace('-', "_"));
-            let mine: Vec<&DevFn> = fns.iter().filter(|f| f.family == *fam).collect();
+            let mine: Vec<&DevFn> = fns.iter().filter(|f| f.family == *fam).copied().collect();
             (file, definitions(&mine))
         })
         .collect()
@@ -343,7 +353,8 @@ pub fn bitcode(fns: &[DevFn]) -> String {
         "// The extern \"C\" entry points of librocshmem_device_<arch>.bc (upstream's names, for Triton and\n\
          // other JIT users), each forwarding to the C++ device function. ROCSHMEM_BITCODE_NAME adds a\n\
          // prefix on the host platform, where the host API owns the plain C names.\n\
-         #include \"../src/device.hpp\"\n\nusing rocshmem::rocshmem_ctx_t;\nusing rocshmem::rocshmem_team_t;\n\nextern \"C\" {\n",
+         #include \"../src/device.hpp\"\n\nusing rocshmem::rocshmem_ctx_t;\nusing rocshmem::rocshmem_team_t;\n\
+         namespace dev = rocshmem::dev;  // the bodies of the C-only entry points\nusing rocshmem::ROCSHMEM_ERROR;\n\nextern \"C\" {\n",
     );
     let mut n = 0;
     for f in fns.iter().filter(|f| f.bitcode.is_some()) {
@@ -354,13 +365,13 @@ pub fn bitcode(fns: &[DevFn]) -> String {
             f.bitcode.clone().unwrap()
         };
         let ret = if f.ret == "void" { "" } else { "return " };
+        let body =
+            if f.side == Side::C { f.body.clone() } else { format!("{}({})", f.qualified(), f.args().join(", ")) };
         let _ = writeln!(
             s,
-            "ROCSHMEM_BITCODE_FN {} ROCSHMEM_BITCODE_NAME({cname})({}) {{ {ret}{}({}); }}",
+            "ROCSHMEM_BITCODE_FN {} ROCSHMEM_BITCODE_NAME({cname})({}) {{ {ret}{body}; }}",
             f.ret,
             f.params.join(", "),
-            f.qualified(),
-            f.args().join(", ")
         );
         n += 1;
     }

@@ -1,5 +1,5 @@
 //! THE device table: one row per pattern of public device names, in blocks expanded by
-//! `device.rs` (see there for `D`/`HD`/`Erased`). A block's rows are expanded for each of its
+//! `device.rs` (see there for `D`/`HD`/`Erased`/`C`). A block's rows are expanded for each of its
 //! scopes in turn (scope-major, the order of the generated files), each row for each type of
 //! its type sets (T25, AMO12, ... from `table.rs`: the one type list) and, with `{op}` in its
 //! name, each reduction op of the type, in the plain and/or `ctx_` forms.
@@ -180,6 +180,19 @@ const TILE: &[Row] = &[
     r(Erased, Plain, "tile_min_reduce{s}", "int", concat!("rocshmem_team_t team, ", tile!(), ", int root, uint64_t flags"), concat!("dev::tile_reduce<{G}, dev::Op::min>(CTX, team, ", tile_args!(), ", root, flags)"), U, Untyped),
 ];
 
+/// C-linkage entry points with no C++ name, for PyTorch's Triton layer
+/// (torch/distributed/_symmetric_memory/_rocshmem_triton.py): the team is an `int`, 0 = the
+/// world team (any other fails with ROCSHMEM_ERROR), on the default context. The typed
+/// reductions are upstream's (its wrapper file, for that layer); signal_op, alltoallmem_wg and
+/// broadcastmem_wg are this library's, with the reductions' shape (upstream's bitcode has
+/// none, so that layer stubs them out).
+const TRITON: &[Row] = &[
+    r(C, Plain, "{T}_{aop}_reduce_wg", "int", "int team, {T} *dest, const {T} *source, int nreduce", "team != 0 ? ROCSHMEM_ERROR : dev::reduce<{T}, {OP}, dev::Grp::wg>(CTX, dev::world_team(CTX), dest, source, nreduce)", &[TO_ALL_INT, TO_ALL_FLOAT], Types(&[TO_ALL_INT, TO_ALL_FLOAT])),
+    r(C, Plain, "signal_op", "void", "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe", "dev::signal_op(CTX, sig_addr, signal, sig_op, pe)", U, Untyped),
+    r(C, Plain, "alltoallmem_wg", "int", "int team, void *dest, const void *source, size_t nbytes", "team != 0 ? ROCSHMEM_ERROR : dev::alltoallmem<dev::Grp::wg>(CTX, dev::world_team(CTX), dest, source, nbytes)", U, Untyped),
+    r(C, Plain, "broadcastmem_wg", "int", "int team, void *dest, const void *source, size_t nbytes, int pe_root", "team != 0 ? ROCSHMEM_ERROR : dev::broadcastmem<dev::Grp::wg>(CTX, dev::world_team(CTX), dest, source, nbytes, pe_root)", U, Untyped),
+];
+
 /// rocSHMEM 2.x names (renamed in 3.0), kept as deprecated aliases.
 const LEGACY: &[Row] = &[
     r(D, CtxOnly, "{T}_wg_alltoall", "void", coll!(), "(void)dev::alltoallmem<dev::Grp::wg>(CTX, team, dest, source, size_t(nelems) * sizeof({T}))", &[T13], No),
@@ -211,5 +224,6 @@ pub const BLOCKS: &[Block] = &[
     block("COLL", NONE, ALLTOALLV),
     block("TILE", NONE, TILE_WAIT),
     block("TILE", SCOPES, TILE),
+    block("COLL", NONE, TRITON),
     Block { family: "COLL-legacy", scopes: NONE, rows: LEGACY, legacy: true },
 ];

@@ -7,7 +7,7 @@
 //! - `librocshmem_device_<arch>.bc` per arch: device-only LLVM bitcode (what upstream's
 //!   cmake/DeviceBitcode.cmake makes for Triton and other JIT users): every source compiled with
 //!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc`, `llvm-link`ed, then `opt -O3`. It keeps
-//!   the 578 unmangled extern "C" entry points (device/gen/bitcode_api.cpp, marked `used`) and
+//!   the 605 unmangled extern "C" entry points (device/gen/bitcode_api.cpp) and
 //!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
 //!
 //! - `products.txt`: `archive_arches=` and `bitcode_arches=` (`;`-separated), read by the CMake
@@ -353,6 +353,16 @@ fn common_flags(root: &Path) -> Vec<String> {
     ]
 }
 
+/// No code object version in the bitcode (as upstream's DeviceBitcode.cmake:
+/// `-Xclang -mcode-object-version=none`): the module that links it decides. Otherwise clang 21
+/// writes the module flag `amdhsa_code_object_version` = 600, and Triton (3.6 writes 500) fails
+/// to link it into a kernel ("linking module flags 'amdhsa_code_object_version': IDs have
+/// conflicting values"): PyTorch's Triton layer could not use the bitcode. Clang before 17 has
+/// no `none` (and HIP 5.2's clang 15 writes no flag Triton conflicts with).
+fn no_code_object_version(tc: &Toolchain) -> Vec<&'static str> {
+    if tc.major >= 17 { vec!["-Xclang", "-mcode-object-version=none"] } else { vec![] }
+}
+
 /// One arch's bitcode: compile every source device-only (front end only, as upstream's
 /// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
 /// library), llvm-link, opt -O3.
@@ -390,6 +400,7 @@ fn build_bitcode(
         c.args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
             .args(device_lib_flags(tc, &[arch.to_string()]))
             .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
+            .args(no_code_object_version(tc))
             .arg(format!("--offload-arch={arch}"))
             .arg(&src)
             .arg("-o")

@@ -8,7 +8,7 @@
 # Pipeline, per architecture (upstream's cmake/DeviceBitcode.cmake, for CUDA):
 #   clang++ -x cuda --cuda-device-only --cuda-gpu-arch=sm_XX -fgpu-rdc -emit-llvm
 #           -O3 -Xclang -disable-llvm-passes        every device/gen/*.cpp (bitcode_api.cpp
-#           -DROCSHMEM_DEVICE_BITCODE               holds the 578 extern "C" entry points) and
+#           -DROCSHMEM_DEVICE_BITCODE               holds the 605 extern "C" entry points) and
 #                                                   device/src/gpu_globals.cpp (the 3 globals);
 #                                                   the define inlines route.hpp's routed paths
 #   llvm-link                                       one module

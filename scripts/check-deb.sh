@@ -96,6 +96,14 @@ if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep "libro
     CHECK_AMD_ALL=1 CHECK_AMD_STREAM=0 ./scripts/check-amd.sh >"$work/amd.log" 2>&1 ||
     { cat "$work/amd.log"; fail "the AMD device library in librocshmem-dev"; }
   say "librocshmem-dev: $(tail -1 "$work/amd.log" | sed 's/^check-amd: //')"
+  # PyTorch's rocSHMEM Triton layer looks for librocshmem_device_<arch>.bc in /usr/lib.
+  nbc=0
+  for bc in "$work"/dev/usr/lib/*/librocshmem_device_*.bc; do
+    b=$(basename "$bc")
+    cmp -s "$bc" "$work/dev/usr/lib/$b" || fail "librocshmem-dev: /usr/lib/$b is missing or not $bc (PyTorch looks there)"
+    nbc=$((nbc + 1))
+  done
+  say "librocshmem-dev: $nbc bitcode files also in /usr/lib (PyTorch's search path)"
 fi
 
 # ---- 3. the clean root: made once, then an overlay per run

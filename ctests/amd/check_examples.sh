@@ -71,23 +71,32 @@ fi
 # include <rocshmem/rocshmem_device.hpp> as upstream's do), compiled -fgpu-rdc and linked with
 # the archive given by path, and with -L/-lrocshmem from a folder laid out as upstream installs
 # (librocshmem.a alone: next to librocshmem.so, -l finds the shared library, and then the
-# program also needs -lrocshmem_device). Each program must link with no undefined reference,
+# program also needs -lrocshmem_device), and with docs/amd.md's form for the shared host library,
+# -L<prefix>/lib -lrocshmem_device -Wl,-lrocshmem. Each program must link with no undefined reference,
 # hold code objects for every arch and contain the device library's glue (the core calls it at
 # init to fill the program's device globals).
 mkdir -p "$work" "$work.upstream-lib"
 ln -sf "$prefix/lib/librocshmem.a" "$work.upstream-lib/librocshmem.a"
 offload=""
 for a in $(echo "$arches" | tr ';' ' '); do offload="$offload --offload-arch=$a"; done
-for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib"; do
+for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib" "tile_halo_exchange shared"; do
   set -- $t
-  exe="$work/upstream_link_$1"
+  exe="$work/upstream_link_$1_$2"
   # shellcheck disable=SC2086
   if ! hipcc -std=c++17 -c -fgpu-rdc -x hip $offload -I"$prefix/include" -I"$root/examples/hip" \
          "$root/examples/hip/$1.cc" -o "$exe.o" >"$exe.log" 2>&1; then
     grep -E "error" "$exe.log" | head -10; echo "amd-examples: FAIL: $1 does not compile with hipcc"; fail=1; continue
   fi
-  if [ "$2" = path ]; then libs="$prefix/lib/librocshmem.a"; line="hipcc -fgpu-rdc --hip-link app.o <prefix>/lib/librocshmem.a"
-  else libs="-L$work.upstream-lib -lrocshmem"; line="hipcc -fgpu-rdc --hip-link app.o -L<dir of librocshmem.a> -lrocshmem"; fi
+  case $2 in
+    path) libs="$prefix/lib/librocshmem.a"; line="hipcc -fgpu-rdc --hip-link app.o <prefix>/lib/librocshmem.a" ;;
+    lib) libs="-L$work.upstream-lib -lrocshmem"; line="hipcc -fgpu-rdc --hip-link app.o -L<dir of librocshmem.a> -lrocshmem" ;;
+    # docs/amd.md's form with the shared host library: librocshmem.so for the host linker only
+    # (-Wl,-l): clang takes device code from every static library named with -l, so
+    # `-lrocshmem -lrocshmem_device` gave today's clang the device code twice (librocshmem.a's
+    # and librocshmem_device.a's: duplicate symbols), HIP 5.2's hipcc once.
+    shared) libs="-L$prefix/lib -lrocshmem_device -Wl,-lrocshmem -Wl,-rpath,$prefix/lib"
+            line="hipcc -fgpu-rdc --hip-link app.o -L<prefix>/lib -lrocshmem_device -Wl,-lrocshmem" ;;
+  esac
   # shellcheck disable=SC2086
   hipcc -fgpu-rdc --hip-link $offload "$exe.o" $libs -o "$exe" >>"$exe.log" 2>&1 || true
   undef=$(grep -c "undefined reference" "$exe.log" || true)

@@ -344,5 +344,6 @@ void dt_register_amo(std::vector<DtTest> &v);
 void dt_register_sync(std::vector<DtTest> &v);
 void dt_register_coll(std::vector<DtTest> &v);
 void dt_register_tile(std::vector<DtTest> &v);
+void dt_register_triton(std::vector<DtTest> &v);
 
 #endif  // ROCSHMEM_DTEST_HPP

@@ -384,6 +384,7 @@ int main(int argc, char **argv) {
   dt_register_sync(tests);
   dt_register_coll(tests);
   dt_register_tile(tests);
+  dt_register_triton(tests);
 
   std::string which;
   int c;

@@ -24,6 +24,9 @@ static const void *const names[] = {
   (const void *)&rocshmem_buffer_unregister_all,
   (const void *)&rocshmem_buffer_register_symmetric,
   (const void *)&rocshmem_buffer_unregister_symmetric,
+  (const void *)&rocshmem_buffer_register_vmm,
+  (const void *)&rocshmem_sym_buffer_register,
+  (const void *)&rocshmem_sym_buffer_unregister,
   (const void *)&rocshmem_n_pes,
   (const void *)&rocshmem_my_pe,
   (const void *)&rocshmem_info_get_version,
@@ -1476,6 +1479,6 @@ int main(void) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) count += names[i] != NULL;
   _Static_assert(sizeof(rocshmem_ctx_t) == 16 && sizeof(rocshmem_init_attr_t) == 144, "layouts");
   _Static_assert(sizeof(rocshmem_half_t) == 2 && sizeof(rocshmem_bfloat16_t) == 2, "16-bit floats");
-  printf("abi_link: %d C entry points present (expected 1465)\n", count);
-  return count == 1465 ? 0 : 1;
+  printf("abi_link: %d C entry points present (expected 1468)\n", count);
+  return count == 1468 ? 0 : 1;
 }

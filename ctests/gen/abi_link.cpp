@@ -34,6 +34,9 @@ int main() {
   use((const void *)static_cast<void (*)()>(&rocshmem_buffer_unregister_all));
   use((const void *)static_cast<void * (*)(void *, size_t)>(&rocshmem_buffer_register_symmetric));
   use((const void *)static_cast<int (*)(void *)>(&rocshmem_buffer_unregister_symmetric));
+  use((const void *)static_cast<int (*)(void *, size_t, int, int, ptrdiff_t)>(&rocshmem_buffer_register_vmm));
+  use((const void *)static_cast<int (*)(void *, size_t, int, int, ptrdiff_t)>(&rocshmem_sym_buffer_register));
+  use((const void *)static_cast<int (*)(void *)>(&rocshmem_sym_buffer_unregister));
   use((const void *)static_cast<int (*)()>(&rocshmem_n_pes));
   use((const void *)static_cast<int (*)()>(&rocshmem_my_pe));
   use((const void *)static_cast<void (*)(int *, int *)>(&rocshmem_info_get_version));
@@ -1483,6 +1486,6 @@ int main() {
   static_assert(sizeof(rocshmem_uniqueid_t) == 128 && sizeof(rocshmem_init_attr_t) == 144, "init types");
   static_assert(offsetof(rocshmem_init_attr_t, mpi_comm) == 136, "mpi_comm offset");
   static_assert(sizeof(QpInfo) == 96 && sizeof(__half) == 2 && sizeof(__hip_bfloat16) == 2, "other types");
-  printf("abi_link: %d C++ entry points present (expected 1468)\n", count);
-  return count == 1468 ? 0 : 1;
+  printf("abi_link: %d C++ entry points present (expected 1471)\n", count);
+  return count == 1471 ? 0 : 1;
 }

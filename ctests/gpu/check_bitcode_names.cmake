@@ -1,6 +1,6 @@
 # Checks that a device bitcode file (librocshmem_device_sm_XX.bc) defines, as external
 # symbols, every `D(extern C, bitcode)` name of upstream's list (rocshmem-api-names.tsv: the
-# 578 extern "C" entry points Triton calls) under its plain name, and the three device globals
+# 605 extern "C" entry points Triton calls) under its plain name, and the three device globals
 # rocshmem_hipmodule_init copies (ROCSHMEM_CTX_DEFAULT, ROCSHMEM_TEAM_WORLD,
 # ROCSHMEM_TEAM_SHARED) as data.
 #

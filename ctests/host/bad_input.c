@@ -185,6 +185,25 @@ int main(int argc, char **argv) {
   REPORTS("rocshmem_putmem", rocshmem_putmem(sym, src, SIZE_MAX, next)); /* runs past the heap */
   REPORTS("rocshmem_int_put", rocshmem_int_put(sym, src, SIZE_MAX / 2, next)); /* bytes overflow */
 
+  /* ---- 3.x registrations of buffers in a flat address space of all PEs: not supported, so
+   * ROCSHMEM_ERROR and one line saying so (valid arguments), or naming the bad argument ---- */
+  {
+    static char flat[4096];
+    const ptrdiff_t stride = (ptrdiff_t)sizeof flat;
+    REPORTS("rocshmem_buffer_register_vmm",
+            CHECK(rocshmem_buffer_register_vmm(flat, sizeof flat, me, n, stride) == ROCSHMEM_ERROR, "register_vmm"));
+    CHECK(strstr(err, "not supported") != NULL, "register_vmm does not say it is not supported:\n%s", err);
+    REPORTS("rocshmem_sym_buffer_register",
+            CHECK(rocshmem_sym_buffer_register(flat, sizeof flat, me, n, stride) == ROCSHMEM_ERROR, "sym_buffer_register"));
+    CHECK(strstr(err, "not supported") != NULL, "sym_buffer_register does not say it is not supported:\n%s", err);
+    REPORTS("rocshmem_sym_buffer_register",
+            CHECK(rocshmem_sym_buffer_register(flat, sizeof flat, me + 1, n, stride) != 0, "sym_buffer_register(my_pe + 1)"));
+    CHECK(strstr(err, "my_pe=") != NULL, "sym_buffer_register with a wrong my_pe does not name it:\n%s", err);
+    REPORTS("rocshmem_buffer_register_vmm",
+            CHECK(rocshmem_buffer_register_vmm(NULL, 64, me, n, 64) != 0, "register_vmm(NULL)"));
+    REPORTS("rocshmem_sym_buffer_unregister", CHECK(rocshmem_sym_buffer_unregister(flat) != 0, "sym_buffer_unregister"));
+  }
+
   /* ---- free of pointers that are not ours (collective: every PE does the same) ---- */
   REPORTS("rocshmem_free", rocshmem_free(pattern));
   REPORTS("rocshmem_free", rocshmem_free(&local));

@@ -3,6 +3,11 @@
 // rocshmem.hpp did, the context as an unnamed struct (so every function taking one has another
 // link name than in 3.x), ROCSHMEM_CTX_DEFAULT and ROCSHMEM_TEAM_WORLD inside namespace
 // rocshmem (3.x: extern "C", and rocshmem::host), and the calls a 2.x host program makes.
+// 2.x's rocshmem.hpp included <mpi.h> and declared `rocshmem_init(MPI_Comm comm =
+// MPI_COMM_WORLD)` (no other rocshmem_init), so its `rocshmem_init()` is a call with Open MPI's
+// MPI_COMM_WORLD: under rocshmem-run (no MPI launcher) that must be rocshmem-run's job, not a
+// job of one PE per process, and under mpirun the communicator's. The number of PEs is checked
+// against the launcher's (ROCSHMEM_RUN_NRANKS, or Open MPI's OMPI_COMM_WORLD_SIZE).
 //
 // Every PE puts fresh random data to the next PE through ROCSHMEM_CTX_DEFAULT and through a
 // context of its own, reads the previous PE's with ctx_getmem and ctx_g, adds to a counter on
@@ -18,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mpi.h>  // as 2.x's rocshmem.hpp
+
 namespace rocshmem {
 typedef struct {
   void *ctx_opaque;
@@ -27,7 +34,7 @@ extern rocshmem_ctx_t ROCSHMEM_CTX_DEFAULT;
 typedef uint64_t *rocshmem_team_t;
 extern rocshmem_team_t ROCSHMEM_TEAM_WORLD;
 
-void rocshmem_init();
+void rocshmem_init(MPI_Comm comm = MPI_COMM_WORLD);  // 2.x's declaration
 void rocshmem_finalize();
 int rocshmem_my_pe();
 int rocshmem_n_pes();
@@ -70,6 +77,13 @@ int main() {
   const int early_pe = rocshmem_my_pe();  // before init, as 2.x examples do
   rocshmem_init();
   const int me = rocshmem_my_pe(), n = rocshmem_n_pes();
+  const char *launched = getenv("OMPI_COMM_WORLD_SIZE") ? getenv("OMPI_COMM_WORLD_SIZE") : getenv("ROCSHMEM_RUN_NRANKS");
+  const int want_n = launched ? atoi(launched) : 1;
+  if (n != want_n) {
+    fprintf(stderr, "FAIL: PE %d: rocshmem_init() (2.x: rocshmem_init(MPI_COMM_WORLD)) gave %d PE(s), the launcher started %d\n",
+            me, n, want_n);
+    return 1;
+  }
   if (getenv("ROCSHMEM_INIT_ON_DEMAND")) CHECK(early_pe == me, "my_pe before init %d, after %d", early_pe, me);
   CHECK(ROCSHMEM_TEAM_WORLD != nullptr, "rocshmem::ROCSHMEM_TEAM_WORLD is NULL after init");
   CHECK(rocshmem_team_n_pes(ROCSHMEM_TEAM_WORLD) == n && rocshmem_team_my_pe(ROCSHMEM_TEAM_WORLD) == me,

@@ -4605,6 +4605,20 @@ void rocshmem_buffer_unregister_all(void);
 // only; the host platform has none, so this reports that and returns NULL.
 void *rocshmem_buffer_register_symmetric(void *addr, size_t length);
 
+// Registers user memory laid out in one flat virtual address space (upstream: VMM memory
+// mapped by every PE, PE `p`'s buffer at `addr + (p - my_pe) * stride`), without a collective.
+// Not supported by this library yet: checks the arguments, then returns ROCSHMEM_ERROR with
+// one line saying so.
+int rocshmem_buffer_register_vmm(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
+
+// Registers a symmetric user buffer with a known per-PE layout (upstream: PE `p`'s copy is at
+// `addr + (p - my_pe) * stride`; the backend makes it reachable). Not supported by this
+// library yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
+int rocshmem_sym_buffer_register(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
+
+// Unregisters a buffer of `rocshmem_sym_buffer_register`: none can exist here, so non-zero.
+int rocshmem_sym_buffer_unregister(void *addr);
+
 // Unregisters a symmetric region (see `rocshmem_buffer_register_symmetric`). Returns non-zero
 // on the host platform, where no region can exist.
 int rocshmem_buffer_unregister_symmetric(void *addr);

@@ -8,7 +8,8 @@ use std::ffi::{c_int, c_void};
 
 /// Collective allocation: every PE makes the same call; all get the same heap offset. The
 /// world barrier at the end (inside the agreement: src/heap/agree.rs) makes the memory usable
-/// as a target as soon as the call returns, and checks that every PE made the same call.
+/// as a target as soon as the call returns, and checks that every PE made the same call. Calls
+/// that differ only in size are served: every PE reserves the largest (same offset).
 fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usize, zero: bool) -> *mut c_void {
     value_call(call, std::ptr::null_mut(), || {
         let rt = rt()?;
@@ -25,13 +26,31 @@ fn collective_alloc(call: &'static str, what: HeapCall, size: usize, align: usiz
             // SAFETY: off..off+size was just allocated in our heap.
             unsafe { rt.heap.fill((base + off) as *mut u8, 0, size)? };
         }
-        if let Err(e) = agree(&rt.heap, &rt.net, what, offset) {
-            if let Some(off) = offset {
-                // Undone: the heaps stay as they were on every PE.
-                rt.heap.free(base + off)?;
+        let got = match agree(&rt.heap, &rt.net, what, offset) {
+            Ok(None) => got,
+            Ok(Some(largest)) => {
+                // The PEs asked for different sizes (asymmetric allocation): each reserves the
+                // largest, at the same offset everywhere. Nothing returns early before the
+                // barrier, which every PE must reach.
+                let undone = offset.map_or(Ok(()), |off| rt.heap.free(base + off));
+                let got = undone.and_then(|()| rt.heap.alloc(largest, align));
+                let zeroed = match (&got, zero) {
+                    // SAFETY: the block was just allocated with `largest` >= `size` bytes.
+                    (Ok(p), true) if !p.is_null() => unsafe { rt.heap.fill(*p, 0, size) },
+                    _ => Ok(()),
+                };
+                rt.net.barrier(&rt.heap, crate::pe_set::PeSet::world(rt.n_pes()), crate::team::WORLD_SLOT)?;
+                zeroed?;
+                got
             }
-            return Err(e);
-        }
+            Err(e) => {
+                if let Some(off) = offset {
+                    // Undone: the heaps stay as they were on every PE.
+                    rt.heap.free(base + off)?;
+                }
+                return Err(e);
+            }
+        };
         let p = got?;
         if !p.is_null() {
             Stats::add(&rt.stats.allocs, 1);
@@ -166,6 +185,89 @@ pub extern "C" fn rocshmem_buffer_register_symmetric(addr: *mut c_void, length: 
              (use rocshmem_malloc)"
                 .into(),
         ))
+    })
+}
+
+/// Checks the arguments of the flat-layout registrations (`rocshmem_buffer_register_vmm`,
+/// `rocshmem_sym_buffer_register`): this PE's view of a buffer that every PE's process maps
+/// into one virtual address space, PE `p`'s copy at `addr + (p - my_pe) * stride`.
+fn check_flat_layout(
+    rt: &crate::runtime::Runtime,
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> Result<()> {
+    if addr.is_null() {
+        return Err(Error::NullPointer("addr"));
+    }
+    if length == 0 {
+        return Err(Error::invalid("length=0"));
+    }
+    if my_pe != rt.my_pe() as c_int || n_pes != rt.n_pes() as c_int {
+        return Err(Error::invalid(format!(
+            "my_pe={my_pe} n_pes={n_pes}, but this is PE {} of {}",
+            rt.my_pe(),
+            rt.n_pes()
+        )));
+    }
+    if stride.unsigned_abs() < length && n_pes > 1 {
+        return Err(Error::invalid(format!(
+            "stride={stride} is smaller than length={length}: the PEs' buffers overlap"
+        )));
+    }
+    Ok(())
+}
+
+/// The reason the flat-layout registrations fail here (upstream's error code, one line).
+const FLAT_LAYOUT_UNSUPPORTED: &str = "buffers in a virtual address space shared by all PEs (GPU VMM memory such as \
+    RCCL's LSA window) are not supported by this library yet: allocate with rocshmem_malloc, or register the local \
+    buffer with rocshmem_buffer_register";
+
+/// Registers user memory laid out in one flat virtual address space (upstream: VMM memory
+/// mapped by every PE, PE `p`'s buffer at `addr + (p - my_pe) * stride`), without a collective.
+/// Not supported by this library yet: checks the arguments, then returns ROCSHMEM_ERROR with
+/// one line saying so.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_buffer_register_vmm(
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> c_int {
+    status_call("rocshmem_buffer_register_vmm", || {
+        let rt = rt()?;
+        check_flat_layout(rt, addr, length, my_pe, n_pes, stride)?;
+        Err(Error::Unsupported(FLAT_LAYOUT_UNSUPPORTED.into()))
+    })
+}
+
+/// Registers a symmetric user buffer with a known per-PE layout (upstream: PE `p`'s copy is at
+/// `addr + (p - my_pe) * stride`; the backend makes it reachable). Not supported by this
+/// library yet: checks the arguments, then returns ROCSHMEM_ERROR with one line saying so.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_sym_buffer_register(
+    addr: *mut c_void,
+    length: usize,
+    my_pe: c_int,
+    n_pes: c_int,
+    stride: isize,
+) -> c_int {
+    status_call("rocshmem_sym_buffer_register", || {
+        let rt = rt()?;
+        check_flat_layout(rt, addr, length, my_pe, n_pes, stride)?;
+        Err(Error::Unsupported(FLAT_LAYOUT_UNSUPPORTED.into()))
+    })
+}
+
+/// Unregisters a buffer of `rocshmem_sym_buffer_register`: none can exist here, so non-zero.
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmem_sym_buffer_unregister(addr: *mut c_void) -> c_int {
+    status_call("rocshmem_sym_buffer_unregister", || {
+        rt()?;
+        Err(Error::invalid(format!("{addr:p} was not registered with rocshmem_sym_buffer_register")))
     })
 }
 

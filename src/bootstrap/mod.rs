@@ -204,7 +204,21 @@ pub fn start(method: Method, cfg: &Config, on_abort: AbortHook) -> Result<Job> {
             let uid = UniqueId::from_bytes(&uid)?;
             join(&uid, rank, nranks, info, cfg, on_abort, None, "unique id")
         }
-        Method::MpiComm(comm) => start_mpi(comm, info, cfg, on_abort),
+        Method::MpiComm(comm) => {
+            // Under rocshmem-run with no MPI launcher, every communicator holds this process
+            // alone (an MPI singleton). Programs built against rocSHMEM 2.x pass one without
+            // asking (their `rocshmem_init()` is `rocshmem_init(MPI_Comm = MPI_COMM_WORLD)`),
+            // and each PE would silently be a job of one: the job is rocshmem-run's.
+            if !cfg.run_uniqueid.is_empty() && !launched_by_mpi() {
+                crate::log_info!(
+                    "rocshmem_init",
+                    "an MPI communicator was given under rocshmem-run without an MPI launcher: it can only \
+                     hold this process, so the PEs are rocshmem-run's job"
+                );
+                return from_launcher(info, cfg, on_abort);
+            }
+            start_mpi(comm, info, cfg, on_abort)
+        }
         Method::Auto => {
             if !cfg.run_uniqueid.is_empty() {
                 return from_launcher(info, cfg, on_abort);

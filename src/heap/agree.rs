@@ -10,9 +10,16 @@
 //! one still reads this one, but not the one after (that needs everyone past the next barrier).
 //! So the check costs no extra synchronisation, only reading one record per PE.
 //!
-//! - Every PE in the same call, different arguments or results: every PE reports it (naming its
-//!   own call and the first PE whose call differs) and undoes the call (nothing allocated,
-//!   nothing freed); the heaps stay in step and the program may go on.
+//! - Every PE in the same allocation call, differing only in size (`rocshmem_malloc(me + 1)`,
+//!   OpenSHMEM's asymmetric allocation; `rocshmem_align` with the same alignment, `rocshmem_calloc`
+//!   of other counts or sizes): served. Every PE learns the largest size from the records, undoes
+//!   its own allocation and reserves the largest instead, so the block has the same offset
+//!   everywhere (the allocator is deterministic and the heaps were in step), then the PEs pass
+//!   one more world barrier (the block is a target once the call returns; calloc zeroes first).
+//! - Every PE in the same call, other arguments (another kind of allocation, another alignment,
+//!   another block to free) or results: every PE reports it (naming its own call and the first
+//!   PE whose call differs) and undoes the call (nothing allocated, nothing freed); the heaps
+//!   stay in step and the program may go on.
 //! - Some PE in another call (it skipped a heap call, or made an extra one, or is in finalize):
 //!   the PEs' barriers are out of step from now on, so nothing later can be trusted; the PEs
 //!   that see it report it and stop the job (`rocshmem_global_exit(1)`).
@@ -100,6 +107,38 @@ impl HeapCall {
     fn is_alloc(self) -> bool {
         !matches!(self, HeapCall::Free { .. } | HeapCall::Finalize)
     }
+
+    /// Bytes an allocation asks for, and the call with its size left out (what PEs must agree
+    /// on when their sizes may differ). None for free, finalize, an invalid alignment and a
+    /// calloc whose count × size overflows (those calls fail on every PE alike).
+    fn bytes(self) -> Option<(usize, HeapCall)> {
+        match self {
+            HeapCall::Malloc { size } => Some((size, HeapCall::Malloc { size: 0 })),
+            HeapCall::Align { alignment, size } if alignment.is_power_of_two() && alignment % 8 == 0 => {
+                Some((size, HeapCall::Align { alignment, size: 0 }))
+            }
+            HeapCall::Calloc { count, size } => {
+                count.checked_mul(size).map(|b| (b, HeapCall::Calloc { count: 0, size: 0 }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Every PE's allocation call is the same but for its size, and the sizes differ: the largest
+/// (bytes). None otherwise.
+fn sizes_only(all: &[Record]) -> Option<usize> {
+    let first = all.first()?.call?.bytes()?.1;
+    let mut sizes = Vec::with_capacity(all.len());
+    for r in all {
+        let (bytes, shape) = r.call?.bytes()?;
+        if shape != first {
+            return None;
+        }
+        sizes.push(bytes);
+    }
+    let largest = *sizes.iter().max()?;
+    (sizes.iter().any(|&b| b != largest)).then_some(largest)
 }
 
 /// One PE's record of one heap call.
@@ -142,10 +181,13 @@ pub fn free_offset(heap: &SymmetricHeap, addr: usize) -> u64 {
 
 /// Collective over the world: records `call` with its local `result` (allocations: the heap
 /// offset, or None if it failed here; free: whether the pointer is a live block here, as
-/// `Some(0)`/None; finalize: None), synchronises, and checks every PE's record. `Err` when
-/// the PEs' calls differ (the caller undoes its part); when they are out of step, reports it
-/// for `call_name` and stops the job.
-pub fn agree(heap: &SymmetricHeap, net: &Transports, call: HeapCall, result: Option<usize>) -> Result<()> {
+/// `Some(0)`/None; finalize: None), synchronises, and checks every PE's record. `Ok(None)`
+/// when every PE made the same call; `Ok(Some(largest))` when the PEs' allocations differ
+/// only in size: the caller undoes its own, reserves `largest` bytes instead (the same offset
+/// on every PE) and ends with a world barrier (`net.barrier`). `Err` when the PEs' calls
+/// differ otherwise (the caller undoes its part); when they are out of step, reports it for
+/// `call_name` and stops the job.
+pub fn agree(heap: &SymmetricHeap, net: &Transports, call: HeapCall, result: Option<usize>) -> Result<Option<usize>> {
     let seq = heap.calls.fetch_add(1, Ordering::Relaxed) + 1;
     let mine = Record { seq, call: Some(call), result: result.map_or(NONE, |r| r as u64) };
     let all = exchange(heap, net, &mine)?;
@@ -185,6 +227,9 @@ fn exchange(heap: &SymmetricHeap, net: &Transports, mine: &Record) -> Result<Vec
 #[derive(Debug)]
 enum Verdict {
     Agree,
+    /// Every PE is in this allocation call, with different sizes (and so, maybe, results): every
+    /// PE reserves the largest (bytes).
+    Sizes(usize),
     /// Every PE is in this call, with different arguments or results: the call fails everywhere.
     Differ(String),
     /// Some PE is in another call: the PEs' synchronisation is out of step.
@@ -221,6 +266,9 @@ fn verdict(me: usize, mine: &Record, all: &[Record]) -> Verdict {
              rocshmem_malloc/align/calloc/free calls in the same order before rocshmem_finalize; stopping the job"
         ));
     }
+    if let Some(largest) = sizes_only(all) {
+        return Verdict::Sizes(largest);
+    }
     let what = if theirs.call == mine.call {
         format!(
             "this PE's (PE {me}) {} and PE {p}'s {} (heap call #{seq}): the heaps were already out of step",
@@ -242,9 +290,10 @@ fn verdict(me: usize, mine: &Record, all: &[Record]) -> Verdict {
 }
 
 /// Acts on the verdict: `Err` when the calls differ; out of step: reports it and stops the job.
-fn check(me: usize, mine: &Record, all: &[Record]) -> Result<()> {
+fn check(me: usize, mine: &Record, all: &[Record]) -> Result<Option<usize>> {
     match verdict(me, mine, all) {
-        Verdict::Agree => Ok(()),
+        Verdict::Agree => Ok(None),
+        Verdict::Sizes(largest) => Ok(Some(largest)),
         Verdict::Differ(s) => Err(Error::Mismatch(s)),
         Verdict::OutOfStep(s) => {
             let name = match mine.call {
@@ -293,15 +342,19 @@ mod tests {
             Verdict::Differ(s) => s,
             other => panic!("{other:?}"),
         };
-        let b = rec(3, HeapCall::Malloc { size: 96 }, 0x80);
+        // Another kind of allocation of the same bytes, another alignment: refused.
+        let b = rec(3, HeapCall::Calloc { count: 1, size: 64 }, 0x80);
         let e = text(verdict(0, &a, &[a, a, b]));
         assert!(
-            e.contains("PE 0) called rocshmem_malloc(size=64)") && e.contains("PE 2 rocshmem_malloc(size=96)"),
+            e.contains("PE 0) called rocshmem_malloc(size=64)") && e.contains("PE 2 rocshmem_calloc(count=1, size=64)"),
             "{e}"
         );
         assert!(e.contains("nothing was allocated"), "{e}");
         let e = text(verdict(2, &b, &[a, a, b]));
-        assert!(e.contains("PE 2) called rocshmem_malloc(size=96) and PE 0 rocshmem_malloc(size=64)"), "{e}");
+        assert!(e.contains("PE 2) called rocshmem_calloc(count=1, size=64) and PE 0 rocshmem_malloc(size=64)"), "{e}");
+        let al = |alignment, size| rec(3, HeapCall::Align { alignment, size }, 0x80);
+        let e = text(verdict(0, &al(256, 64), &[al(256, 64), al(4096, 96)]));
+        assert!(e.contains("PE 1 rocshmem_align(alignment=4096, size=96)"), "{e}");
         let f = rec(3, HeapCall::Free { offset: 0x80 }, 0);
         let g = rec(3, HeapCall::Free { offset: 0x100 }, 0);
         let e = text(verdict(1, &f, &[f, f, g]));
@@ -311,6 +364,27 @@ mod tests {
         let c = rec(3, HeapCall::Malloc { size: 64 }, 0x100);
         let e = text(verdict(0, &a, &[a, c]));
         assert!(e.contains("already out of step"), "{e}");
+    }
+
+    #[test]
+    fn allocations_differing_only_in_size_reserve_the_largest() {
+        let m = |size, result| rec(4, HeapCall::Malloc { size }, result);
+        // OpenSHMEM's asym_alloc: PE p asks (p + 1) ints; results differ or fail with the size.
+        let all = [m(4, 0x80), m(8, 0x80), m(12, NONE)];
+        for (me, r) in all.iter().enumerate() {
+            assert!(matches!(verdict(me, r, &all), Verdict::Sizes(12)), "PE {me}");
+        }
+        let al = |size| rec(4, HeapCall::Align { alignment: 4096, size }, 0x1000);
+        assert!(matches!(verdict(0, &al(100), &[al(100), al(0), al(300)]), Verdict::Sizes(300)));
+        let c = |count, size| rec(4, HeapCall::Calloc { count, size }, 0x80);
+        assert!(matches!(verdict(1, &c(2, 8), &[c(3, 3), c(2, 8)]), Verdict::Sizes(16)));
+        // Same sizes, different results: the heaps drifted; an invalid alignment or an
+        // overflowing calloc is no size to serve.
+        assert!(matches!(verdict(0, &m(8, 0x80), &[m(8, 0x80), m(8, 0x100)]), Verdict::Differ(_)));
+        let bad = |size| rec(4, HeapCall::Align { alignment: 12, size }, NONE);
+        assert!(matches!(verdict(0, &bad(8), &[bad(8), bad(16)]), Verdict::Differ(_)));
+        let over = rec(4, HeapCall::Calloc { count: usize::MAX, size: 2 }, NONE);
+        assert!(matches!(verdict(0, &c(1, 8), &[c(1, 8), over]), Verdict::Differ(_)));
     }
 
     #[test]

@@ -7,7 +7,9 @@
 #   1. gpu_test.py under rocshmem-run (init from the launcher) and with init_from_torch;
 #   2. examples/triton/run.sh: check_compile.py, then the Triton kernel in a captured graph,
 #      100 checked replays (put_signal_graph.py), through the package;
-#   3. examples/python/ring.py at 2 PEs.
+#   3. examples/python/ring.py at 2 PEs;
+#   4. torch_rocshmem_triton.py: PyTorch's own _rocshmem_triton functions (imported from the
+#      installed torch; exit status 3 if that torch has no such module) with our sm_90 bitcode.
 #   ctests/python/gpu/run_h200.sh <rocshmem-*.whl> [install dir]
 # Exit status 0 only if everything passed.
 set -u
@@ -42,6 +44,7 @@ run rocshmem-run -n 2 python "$ROOT/ctests/python/gpu/gpu_test.py" --init torch
 run env PYTHON=python sh "$ROOT/examples/triton/run.sh" -n 2 --replays 100
 run rocshmem-run -n 2 python "$ROOT/examples/triton/put_signal_graph.py" --replays 100
 run rocshmem-run -n 2 python "$ROOT/examples/python/ring.py"
+run rocshmem-run -n 2 python "$ROOT/ctests/python/gpu/torch_rocshmem_triton.py"
 if [ "$MPS_STARTED" = 1 ]; then echo quit | nvidia-cuda-mps-control; fi
 [ $fail = 0 ] && echo "run_h200: ALL PASS"
 exit $fail

@@ -32,6 +32,9 @@ int rocshmem_buffer_unregister(void *addr);
 void rocshmem_buffer_unregister_all();
 void * rocshmem_buffer_register_symmetric(void *addr, size_t length);
 int rocshmem_buffer_unregister_symmetric(void *addr);
+int rocshmem_buffer_register_vmm(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
+int rocshmem_sym_buffer_register(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride);
+int rocshmem_sym_buffer_unregister(void *addr);
 int rocshmem_n_pes();
 int rocshmem_my_pe();
 void rocshmem_info_get_version(int *major, int *minor);
@@ -1500,6 +1503,9 @@ int rocshmem_buffer_unregister(void *addr) { return c_abi::rocshmem_buffer_unreg
 void rocshmem_buffer_unregister_all() { return c_abi::rocshmem_buffer_unregister_all(); }
 void * rocshmem_buffer_register_symmetric(void *addr, size_t length) { return c_abi::rocshmem_buffer_register_symmetric(addr, length); }
 int rocshmem_buffer_unregister_symmetric(void *addr) { return c_abi::rocshmem_buffer_unregister_symmetric(addr); }
+int rocshmem_buffer_register_vmm(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride) { return c_abi::rocshmem_buffer_register_vmm(addr, length, my_pe, n_pes, stride); }
+int rocshmem_sym_buffer_register(void *addr, size_t length, int my_pe, int n_pes, ptrdiff_t stride) { return c_abi::rocshmem_sym_buffer_register(addr, length, my_pe, n_pes, stride); }
+int rocshmem_sym_buffer_unregister(void *addr) { return c_abi::rocshmem_sym_buffer_unregister(addr); }
 int rocshmem_n_pes() { if (rocshmem_platform_host_in_kernel()) return device::rocshmem_n_pes(); return c_abi::rocshmem_n_pes(); }
 int rocshmem_my_pe() { if (rocshmem_platform_host_in_kernel()) return device::rocshmem_my_pe(); return c_abi::rocshmem_my_pe(); }
 void rocshmem_info_get_version(int *major, int *minor) { return c_abi::rocshmem_info_get_version(major, minor); }

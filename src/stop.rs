@@ -41,6 +41,7 @@ pub fn global_exit(status: i32) -> ! {
 /// Flushes C and Rust stdio and ends the process immediately (other threads may be blocked).
 pub fn exit_now(status: i32) -> ! {
     use std::io::Write;
+    crate::log::flush_untaken();
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     // SAFETY: fflush(NULL) flushes every C stream; _exit never returns.

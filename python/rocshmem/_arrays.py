@@ -273,7 +273,7 @@ def _fill_hole(ptr: int, nbytes: int) -> None:
 
 _CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 2, 9
 _CU_MEMORYTYPE_DEVICE = 2
-KDL_CPU, KDL_CUDA = 1, 2
+KDL_CPU, KDL_CUDA, KDL_ROCM = 1, 2, 10
 
 
 def _loaded(name: str) -> Optional[ctypes.CDLL]:
@@ -283,9 +283,29 @@ def _loaded(name: str) -> Optional[ctypes.CDLL]:
         return None
 
 
+def loaded_hip() -> Optional[ctypes.CDLL]:
+    """libamdhip64, if this process loaded it (the library does on the AMD platform)."""
+    return _loaded("libamdhip64.so") or _loaded("libamdhip64.so.7") or _loaded("libamdhip64.so.6") or \
+        _loaded("libamdhip64.so.5")
+
+
+def _hip_device_of(hip: ctypes.CDLL, ptr: int) -> Optional[int]:
+    """The ordinal of the AMD GPU whose memory holds ptr, or None (host or unknown memory)."""
+    version = ctypes.c_int(0)
+    hip.hipRuntimeGetVersion(ctypes.byref(version))
+    # hipPointerAttribute_t starts with the memory type and the device ordinal (two ints); the
+    # memory type of device memory is 2 since ROCm 6 (as CUDA's), 1 before.
+    device_type = 2 if version.value >= 60000000 else 1
+    attrs = (ctypes.c_int * 32)()
+    if hip.hipPointerGetAttributes(attrs, ctypes.c_void_p(ptr)) != 0:
+        return None
+    return int(attrs[1]) if attrs[0] == device_type else None
+
+
 def device_of(ptr: int) -> Optional[Tuple[int, int]]:
-    """(kDLCUDA, ordinal) for CUDA device memory, None for host memory. AMD GPU memory raises:
-    the package does not hand it out as arrays yet."""
+    """(kDLCUDA, ordinal) for CUDA device memory, (kDLROCM, ordinal) for AMD GPU memory (HIP),
+    None for host memory. Only GPU runtimes that the process already loaded are asked
+    (librocshmem loads the one of its platform); nothing is loaded here."""
     cuda = _loaded("libcuda.so.1")
     if cuda is not None:
         kind = ctypes.c_uint(0)
@@ -295,13 +315,11 @@ def device_of(ptr: int) -> Optional[Tuple[int, int]]:
             cuda.cuPointerGetAttribute(ctypes.byref(ordinal), _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                        ctypes.c_uint64(ptr))
             return (KDL_CUDA, ordinal.value)
-    hip = _loaded("libamdhip64.so") or _loaded("libamdhip64.so.6") or _loaded("libamdhip64.so.5")
+    hip = loaded_hip()
     if hip is not None:
-        attrs = (ctypes.c_byte * 128)()  # hipPointerAttribute_t: type (int) first
-        if hip.hipPointerGetAttributes(attrs, ctypes.c_void_p(ptr)) == 0 and \
-                int.from_bytes(bytes(attrs[:4]), "little") == 2:  # hipMemoryTypeDevice
-            raise error("rocshmem.array", "symmetric memory is in AMD GPU memory: the Python package does not "
-                                          "hand it out as arrays yet (not done: use the C API, or ROCSHMEM_GPU=host)")
+        ordinal_or_none = _hip_device_of(hip, ptr)
+        if ordinal_or_none is not None:
+            return (KDL_ROCM, ordinal_or_none)
     return None
 
 
@@ -465,8 +483,9 @@ class DeviceArray:
         return self.shape[0]
 
     def __repr__(self) -> str:
+        kind = "rocm" if self.device[0] == KDL_ROCM else "cuda"
         return (f"rocshmem.DeviceArray(shape={self.shape}, dtype={self.dtype.name}, "
-                f"device=cuda:{self.device[1]}, ptr={self.ptr:#x})")
+                f"device={kind}:{self.device[1]}, ptr={self.ptr:#x})")
 
     def __getitem__(self, key: Any) -> "DeviceArray":
         if not isinstance(key, tuple):
@@ -521,33 +540,44 @@ class DeviceArray:
         # Nothing of rocSHMEM is pending on the memory, so there is nothing to order with `stream`.
         return dlpack_capsule(self, self.ptr, self.shape, self.strides_elems, self.dtype, self.device)
 
-    # -- copies (CUDA driver) ------------------------------------------------------------------
-    def _cuda(self) -> ctypes.CDLL:
+    # -- copies (CUDA driver, or HIP) -----------------------------------------------------------
+    def _copy(self, what: str, dst: int, src: int, to_host: bool) -> None:
+        if not self.is_contiguous():
+            raise error(f"rocshmem.DeviceArray.{what}", "copies need a contiguous array")
+        if self.device[0] == KDL_ROCM:
+            hip = loaded_hip()
+            if hip is None:
+                raise error(f"rocshmem.DeviceArray.{what}", "copies need HIP loaded (libamdhip64)")
+            rc = hip.hipMemcpy(ctypes.c_void_p(dst), ctypes.c_void_p(src), ctypes.c_size_t(self.nbytes),
+                               2 if to_host else 1)  # hipMemcpyDeviceToHost / HostToDevice
+            if rc != 0:
+                raise error(f"rocshmem.DeviceArray.{what}", f"hipMemcpy failed (HIP error {rc})")
+            return
         cuda = _loaded("libcuda.so.1")
-        if cuda is None or not self.is_contiguous():
-            raise error("rocshmem.DeviceArray", "copies need the CUDA driver loaded and a contiguous array")
-        return cuda
+        if cuda is None:
+            raise error(f"rocshmem.DeviceArray.{what}", "copies need the CUDA driver loaded")
+        if to_host:
+            rc = cuda.cuMemcpyDtoH_v2(ctypes.c_void_p(dst), ctypes.c_uint64(src), ctypes.c_size_t(self.nbytes))
+        else:
+            rc = cuda.cuMemcpyHtoD_v2(ctypes.c_uint64(dst), ctypes.c_void_p(src), ctypes.c_size_t(self.nbytes))
+        if rc != 0:
+            raise error(f"rocshmem.DeviceArray.{what}", f"cuMemcpy failed (CUDA error {rc})")
 
     def copy_to_host(self) -> Any:
-        """A numpy copy (synchronous, cuMemcpyDtoH)."""
+        """A numpy copy (synchronous: cuMemcpyDtoH, or hipMemcpy on AMD)."""
         import numpy  # noqa: PLC0415 - optional
 
         out = numpy.empty(self.shape, dtype=numpy.dtype(self.dtype.typestr))
-        rc = self._cuda().cuMemcpyDtoH_v2(ctypes.c_void_p(out.ctypes.data), ctypes.c_uint64(self.ptr),
-                                          ctypes.c_size_t(self.nbytes))
-        if rc != 0:
-            raise error("rocshmem.DeviceArray.copy_to_host", f"cuMemcpyDtoH failed (CUDA error {rc})")
+        self._copy("copy_to_host", out.ctypes.data, self.ptr, True)
         return out
 
     def copy_from_host(self, src: Any) -> None:
-        """Copies a host buffer of the same size in (synchronous, cuMemcpyHtoD)."""
+        """Copies a host buffer of the same size in (synchronous)."""
         mv = memoryview(src).cast("B")
         if mv.nbytes != self.nbytes:
             raise ValueError(f"copy_from_host: {mv.nbytes} bytes into an array of {self.nbytes}")
         buf = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
-        rc = self._cuda().cuMemcpyHtoD_v2(ctypes.c_uint64(self.ptr), buf, ctypes.c_size_t(self.nbytes))
-        if rc != 0:
-            raise error("rocshmem.DeviceArray.copy_from_host", f"cuMemcpyHtoD failed (CUDA error {rc})")
+        self._copy("copy_from_host", self.ptr, ctypes.addressof(buf), False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -229,9 +229,9 @@ def tensor(shape: Shape, dtype: Any = "float32") -> Any:
     shp = _shape(shape)
     dt = dtype_of(dtype)
     ptr, device, alloc = _malloc("rocshmem.tensor", shp, dt)
-    if device is not None and device[0] == _arrays.KDL_CUDA and torch.cuda.is_available() \
-            and device[1] != torch.cuda.current_device():
-        raise error("rocshmem.tensor", f"symmetric memory is on cuda:{device[1]} but torch's current device is "
+    # torch's "cuda" device is the AMD GPU on ROCm builds (DLPack device type kDLROCM there).
+    if device is not None and torch.cuda.is_available() and device[1] != torch.cuda.current_device():
+        raise error("rocshmem.tensor", f"symmetric memory is on GPU {device[1]} but torch's current device is "
                                        f"cuda:{torch.cuda.current_device()}: make the device current before init")
     t = from_dlpack(_TensorSource(ptr, shp, dt, device or (_arrays.KDL_CPU, 0)))
     if t.data_ptr() != ptr:
@@ -764,7 +764,7 @@ def broadcast(dst: ArrayLike, src: ArrayLike, root: int, team: Optional[Team] = 
 def _blocking_stream(call_name: str, objs: Sequence[Any]) -> Tuple[Any, Callable[[], None]]:
     """A stream for a stream-only C call made as a blocking call: on the host platform a
     temporary HostStream, on GPUs torch's current stream (then synchronised)."""
-    if not any(isinstance(o, DeviceArray) or getattr(o, "is_cuda", False) for o in objs):
+    if not any(isinstance(o, DeviceArray) or getattr(o, "is_cuda", False) for o in objs):  # is_cuda: ROCm too
         s = HostStream()
         return s, s.destroy
     try:

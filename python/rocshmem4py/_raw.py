@@ -92,8 +92,7 @@ def hip_device_synchronize() -> None:
     the host platform there is no device, and nothing to wait for."""
     if _core._last_on_gpu is False:
         return  # symmetric memory is host memory: the host platform
-    hip = _arrays._loaded("libamdhip64.so") or _arrays._loaded("libamdhip64.so.6") or \
-        _arrays._loaded("libamdhip64.so.5")
+    hip = _arrays.loaded_hip()
     if hip is not None:
         rc = hip.hipDeviceSynchronize()
         if rc in (100, 101):  # hipErrorNoDevice, hipErrorInvalidDevice: HIP is loaded, but no AMD GPU is in use

@@ -16,20 +16,21 @@ import torch
 import rocshmem
 import rocshmem.ops as ops
 
+DEV = "cuda" if os.environ.get("ROCSHMEM_PYTEST_CUDA") == "1" else "cpu"
 BACKENDS = ["aot_eager"] + ([] if os.environ.get("ROCSHMEM_TEST_INDUCTOR") == "0" else ["inductor"])
 
 
 @pytest.fixture(scope="module")
 def job():
     me, n = rocshmem.my_pe(), rocshmem.n_pes()
-    seed = torch.tensor([random.SystemRandom().getrandbits(62) if me == 0 else 0], dtype=torch.int64)
+    seed = torch.tensor([random.SystemRandom().getrandbits(62) if me == 0 else 0], dtype=torch.int64, device=DEV)
     seed = int(ops.broadcast(seed, 0)[0])
     return me, n, seed
 
 
 def inputs(seed, pe, salt, n, k=6):
     g = torch.Generator().manual_seed((seed + 7919 * pe + zlib.crc32(repr(salt).encode())) % (1 << 62))
-    return torch.randint(-1000, 1000, (n, k), generator=g, dtype=torch.int64)
+    return torch.randint(-1000, 1000, (n, k), generator=g, dtype=torch.int64).to(DEV)
 
 
 def make_step(me, n):
@@ -83,7 +84,7 @@ def test_compiled_equals_eager(job, backend):
         out = f(x, sym, got, sig, count)
         want = expected(seed, me, n, salt)
         for i, (o, w) in enumerate(zip(out, want)):
-            assert torch.equal(o, w), f"{mode} ({backend}), output {i}:\n{o}\nwant\n{w}"
+            assert torch.equal(o.cpu(), w.cpu()), f"{mode} ({backend}), output {i}:\n{o}\nwant\n{w}"
         results[mode] = out
     # Again, compiled, on new data: the graph is reused, every op runs again.
     count += 1
@@ -91,7 +92,7 @@ def test_compiled_equals_eager(job, backend):
     x = inputs(seed, me, salt, n)
     out = f(x, sym, torch.zeros_like(x), sig, count)
     for o, w in zip(out, expected(seed, me, n, salt)):
-        assert torch.equal(o, w)
+        assert torch.equal(o.cpu(), w.cpu())
     rocshmem.barrier_all()
     rocshmem.free(sig)
     rocshmem.free(sym)

@@ -185,12 +185,14 @@ def _bytes(t: torch.Tensor) -> torch.Tensor:
 
 
 def _collective(kind: str, x: torch.Tensor, in_mult: int, out_mult: int, run: Callable[[Any, Any], None],
-                out_shape: List[int]) -> torch.Tensor:
+                out_shape: List[int], host: bool = False) -> torch.Tensor:
     n_in = x.numel() * x.element_size() * in_mult
     n_out = x.numel() * x.element_size() * out_mult
     src_ws, dst_ws = _workspace(kind, max(n_in, n_out), x.device)
     src, dst = src_ws[:n_in], dst_ws[:n_out]
     src[: x.numel() * x.element_size()].copy_(_bytes(x))
+    if host and x.is_cuda:
+        torch.cuda.current_stream(x.device).synchronize()  # a host-side collective reads the staged input
     run(src.view(x.dtype), dst.view(x.dtype))
     return dst.view(x.dtype).clone().view(out_shape)
 
@@ -239,7 +241,8 @@ def _(x: torch.Tensor) -> torch.Tensor:
 def all_gather(x: torch.Tensor) -> torch.Tensor:
     """Every PE's ``x``, stacked along a new dim 0 in PE order (fcollect)."""
     n = _n()
-    return _collective("fcollect", x, 1, n, lambda s, d: _core.fcollect(d, s[: x.numel()]), [n] + list(x.shape))
+    return _collective("fcollect", x, 1, n, lambda s, d: _core.fcollect(d, s[: x.numel()]), [n] + list(x.shape),
+                       host=True)
 
 
 @all_gather.register_fake
@@ -259,7 +262,7 @@ def reduce_scatter(x: torch.Tensor, op: str = "sum") -> torch.Tensor:
     def run(s: Any, d: Any) -> None:
         _core.reduce_scatter(d[:blk], s, op=op)
 
-    return _collective("rs", x, 1, 1, run, [x.numel()])[:blk].view(list(x.shape[1:])).clone()
+    return _collective("rs", x, 1, 1, run, [x.numel()], host=True)[:blk].view(list(x.shape[1:])).clone()
 
 
 @reduce_scatter.register_fake

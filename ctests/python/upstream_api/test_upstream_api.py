@@ -1,9 +1,10 @@
 """A program written only against upstream rocshmem4py's documented API (README: init and
 finalize helpers, PE and team queries, teams, SymmetricBuffer and the framework-agnostic
 allocation, put/get, collectives, the host atomic matrix, constants, rocshmem4py.interop.torch),
-run unchanged on this package at several PEs. Data: torch CPU tensors over symmetric memory
-(the host platform), fresh random values (PE 0's seed, broadcast with the API under test),
-checked on the PE that received them."""
+run unchanged on this package at several PEs. Data: torch tensors over symmetric memory (CPU
+tensors on the host platform, CUDA tensors on GPUs), fresh random values (PE 0's seed,
+broadcast with the API under test), checked on the PE that received them. The stream forms run
+where there is a GPU (upstream's streams are GPU streams)."""
 
 import os
 import random
@@ -24,6 +25,7 @@ def job():
         env = os.environ.get("ROCSHMEM_TEST_SEED")
         src[0] = int(env, 0) if env else random.SystemRandom().getrandbits(62)
     rshmem_torch.broadcast(rocshmem4py.ROCSHMEM_TEAM_WORLD, cell, src, 0)
+    sync()
     seed = int(cell[0])
     if me == 0:
         print(f"\nrocshmem4py pytest: {n} PEs, seed {seed:#x} (replay: ROCSHMEM_TEST_SEED={seed:#x})")
@@ -32,13 +34,17 @@ def job():
     return me, n, seed
 
 
+DEV = "cuda" if torch.cuda.is_available() else "cpu"
+sync = torch.cuda.synchronize if DEV == "cuda" else (lambda: None)
+
+
 def data(seed, pe, salt, shape, dtype):
     g = torch.Generator().manual_seed((seed * 1000003 + pe * 7919 + sum(map(ord, salt))) % (1 << 63))
     if dtype.is_floating_point:
-        return torch.randn(shape, generator=g).to(dtype)
+        return torch.randn(shape, generator=g).to(dtype).to(DEV)
     info = torch.iinfo(dtype)
     return torch.randint(max(info.min, -(1 << 40)), min(info.max, 1 << 40), shape, generator=g, dtype=torch.int64
-                         ).to(dtype)
+                         ).to(dtype).to(DEV)
 
 
 def test_identity_and_constants(job):
@@ -75,9 +81,11 @@ def test_interop_put_get(job, dtype):
         rshmem_torch.barrier_all()
         rshmem_torch.put(dst, src, nxt)
         rshmem_torch.barrier_all()
+        sync()
         assert torch.equal(dst, data(seed, prev, f"put{shape}", shape, dtype))
         back = rshmem_torch.create_tensor(shape, dtype)
         rshmem_torch.get(back, dst, nxt)  # what this PE put there
+        sync()
         assert torch.equal(back, src)
         rshmem_torch.barrier_all()
         for t in (back, dst, src):
@@ -93,7 +101,7 @@ def test_raw_putmem_getmem(job):
     rocshmem4py.rocshmem_putmem(dst.data_ptr(), src.data_ptr(), src.nbytes, nxt)
     rocshmem4py.rocshmem_barrier_all()
     assert torch.equal(dst, data(seed, prev, "raw", (1000,), torch.float64))
-    out = torch.zeros(1000, dtype=torch.float64)
+    out = torch.zeros(1000, dtype=torch.float64, device=DEV)
     rocshmem4py.rocshmem_getmem_nbi(out.data_ptr(), dst.data_ptr(), out.nbytes, nxt)
     rocshmem4py.rocshmem_quiet()
     assert torch.equal(out, src)
@@ -120,11 +128,13 @@ def test_collectives_world_and_team(job):
     dst = rshmem_torch.create_tensor((n, 5), torch.int32)
     src.copy_(data(seed, me, "a2a", (n, 5), torch.int32))
     rshmem_torch.alltoall(world, dst, src)
+    sync()
     want = torch.stack([data(seed, j, "a2a", (n, 5), torch.int32)[me] for j in range(n)])
     assert torch.equal(dst, want)
     for root in range(n):
         src.copy_(data(seed, me, f"bcast{root}", (n, 5), torch.int32))
         rshmem_torch.broadcast(world, dst, src, root)
+        sync()
         assert torch.equal(dst, data(seed, root, f"bcast{root}", (n, 5), torch.int32))
     # A team of the even PEs.
     status, evens = rocshmem4py.rocshmem_team_split_strided(world, 0, 2, (n + 1) // 2)
@@ -139,6 +149,7 @@ def test_collectives_world_and_team(job):
         tsrc, tdst = src.view(-1)[:k * 3], dst.view(-1)[:k * 3]
         tsrc.copy_(data(seed, me, "team", (k * 3,), torch.float32).to(torch.int32))
         rshmem_torch.alltoall(evens, tdst, tsrc)
+        sync()
         want = torch.cat([data(seed, 2 * j, "team", (k * 3,), torch.float32).to(torch.int32)[3 * (me // 2):
                                                                                             3 * (me // 2) + 3]
                           for j in range(k)])
@@ -202,7 +213,7 @@ def test_buffers_peer_views_and_heap_bases(job):
     rocshmem4py.rocshmem_barrier_all()
     buf.put(msg.data_ptr(), msg.nbytes, nxt)  # into nxt's buffer
     rocshmem4py.rocshmem_barrier_all()
-    mine = torch.zeros(32, dtype=torch.float64)
+    mine = torch.zeros(32, dtype=torch.float64, device=DEV)
     rocshmem4py.rocshmem_getmem(mine.data_ptr(), buf.ptr, 256, me)
     assert torch.equal(mine, data(seed, prev, "buf", (32,), torch.float64))
     # Direct loads from and stores into a peer's memory (host platform: every heap is mapped).
@@ -213,6 +224,7 @@ def test_buffers_peer_views_and_heap_bases(job):
     peer_t = rshmem_torch.get_peer_tensor(t, nxt)
     rocshmem4py.rocshmem_barrier_all()
     peer_t[me].copy_(data(seed, me, "direct", (8,), torch.int64))  # a store into nxt's t
+    sync()
     rocshmem4py.rocshmem_barrier_all()
     assert torch.equal(t[prev], data(seed, prev, "direct", (8,), torch.int64))
     bases = rshmem_torch.get_heap_bases(t)
@@ -231,6 +243,48 @@ def test_buffers_peer_views_and_heap_bases(job):
     rocshmem4py.rocshmem_free(raw)
     with pytest.raises(ValueError, match="not backed by rocSHMEM"):
         rshmem_torch.free_tensor(torch.zeros(3))
+    for p, want_align in ((rocshmem4py.rocshmem_calloc(4, 8), 8), (rocshmem4py.rocshmem_align(256, 64), 256)):
+        assert p != 0 and p % want_align == 0
+        rocshmem4py.rocshmem_free(p)
+    rocshmem4py.rocshmem_reset_stats()
+    rocshmem4py.rocshmem_dump_stats()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="upstream's streams are GPU streams")
+def test_stream_forms(job):
+    me, n, seed = job
+    nxt, prev = (me + 1) % n, (me - 1) % n
+    s = torch.cuda.current_stream().cuda_stream
+    dst = rshmem_torch.create_tensor((4096,), torch.uint8)
+    sig = rshmem_torch.create_tensor((1,), torch.int64)
+    src = data(seed, me, "stream", (4096,), torch.uint8)
+    rocshmem4py.rocshmem_barrier_all_on_stream(s)
+    rocshmem4py.rocshmem_putmem_signal_on_stream(dst.data_ptr(), src.data_ptr(), 4096, sig.data_ptr(), 5,
+                                                 rocshmem4py.ROCSHMEM_SIGNAL_SET, nxt, s)
+    rocshmem4py.rocshmem_signal_wait_until_on_stream(sig.data_ptr(), rocshmem4py.ROCSHMEM_CMP_EQ, 5, s)
+    torch.cuda.synchronize()
+    assert torch.equal(dst, data(seed, prev, "stream", (4096,), torch.uint8))
+    out = torch.zeros(4096, dtype=torch.uint8, device="cuda")
+    rocshmem4py.rocshmem_getmem_on_stream(out.data_ptr(), dst.data_ptr(), 4096, nxt, s)
+    rocshmem4py.rocshmem_putmem_on_stream(dst.data_ptr(), src.data_ptr(), 4096, me, s)
+    rocshmem4py.rocshmem_sync_all_on_stream(s)
+    rocshmem4py.rocshmem_team_sync_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, s)
+    rocshmem4py.rocshmem_barrier_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, s)
+    torch.cuda.synchronize()
+    assert torch.equal(out, src) and torch.equal(dst, src)
+    a = rshmem_torch.create_tensor((n * 16,), torch.uint8)
+    b = rshmem_torch.create_tensor((n * 16,), torch.uint8)
+    a.copy_(data(seed, me, "a2a_s", (n * 16,), torch.uint8))
+    rocshmem4py.rocshmem_alltoallmem_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, b.data_ptr(), a.data_ptr(), 16, s)
+    rocshmem4py.rocshmem_broadcastmem_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, dst.data_ptr(), src.data_ptr(), 4096,
+                                                n - 1, s)
+    torch.cuda.synchronize()
+    assert torch.equal(b, torch.cat([data(seed, j, "a2a_s", (n * 16,), torch.uint8)[16 * me:16 * me + 16]
+                                     for j in range(n)]))
+    assert torch.equal(dst, data(seed, n - 1, "stream", (4096,), torch.uint8))
+    rocshmem4py.rocshmem_barrier_all()
+    for t in (b, a, sig, dst):
+        rshmem_torch.free_tensor(t)
 
 
 def test_leaked_team_is_drained_by_finalize(job):

@@ -42,6 +42,10 @@ import torch
 
 from . import _core, _table
 
+if not hasattr(torch.library, "custom_op") or not hasattr(torch.library, "_register_effectful_op"):
+    raise ImportError(f"rocshmem.ops needs torch.library.custom_op and effectful ops (torch >= 2.6; this is torch "
+                      f"{torch.__version__})")
+
 __all__ = ["put", "get", "load", "put_signal", "signal_wait_until", "barrier_all", "sync_all", "quiet", "fence",
            "all_reduce", "broadcast", "all_to_all", "all_gather", "reduce_scatter", "OPS"]
 

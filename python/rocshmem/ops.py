@@ -43,7 +43,8 @@ import torch
 from . import _core, _table
 
 if not hasattr(torch.library, "custom_op") or not hasattr(torch.library, "_register_effectful_op"):
-    raise ImportError(f"rocshmem.ops needs torch.library.custom_op and effectful ops (torch >= 2.6; this is torch "
+    raise ImportError(f"rocshmem.ops needs torch.library.custom_op and torch.library._register_effectful_op (tested "
+                      f"with torch 2.15; this is torch "
                       f"{torch.__version__})")
 
 __all__ = ["put", "get", "load", "put_signal", "signal_wait_until", "barrier_all", "sync_all", "quiet", "fence",

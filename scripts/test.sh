@@ -36,7 +36,7 @@ echo "== build (CMake drives cargo; the AMD device library with today's ROCm)"
 # kernels), reached through the wrappers of rocm-sid.sh.
 AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
 start=$(date +%s)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
   -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
 cmake --build build -j"$(nproc)"
 took build "$start"

@@ -206,8 +206,8 @@ env_table! {
         "GDA: work-group alltoallv algorithm, GET or COPY (empty: GET).";
     gda_num_user_buffers: Int = "ROCSHMEM_GDA_NUM_USER_BUFFERS", default "4", range "0..=1024", "gda",
         "GDA: user buffers rocshmem_buffer_register may register with the NICs.";
-    bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "5", range "0.1..=31536000", "bootstrap",
-        "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous).";
+    bootstrap_timeout: Seconds = "ROCSHMEM_BOOTSTRAP_TIMEOUT", default "60", range "0.1..=31536000", "bootstrap",
+        "Seconds PEs wait for each other during init (unique-id / launcher / MPI rendezvous); 60 by default, so that PEs which import large Python packages (torch) on a loaded node first still meet.";
     bootstrap_hostid: Text = "ROCSHMEM_BOOTSTRAP_HOSTID", default "", range "", "bootstrap",
         "Node identity used to group PEs into ROCSHMEM_TEAM_SHARED; empty means the hostname.";
     bootstrap_socket_family: Text = "ROCSHMEM_BOOTSTRAP_SOCKET_FAMILY", default "AF_UNSPEC", range "", "bootstrap",
@@ -422,7 +422,7 @@ mod tests {
         assert_eq!(c.max_num_teams, 40);
         assert_eq!(c.max_num_contexts, 32);
         assert_eq!(c.max_num_host_contexts, 1);
-        assert_eq!(c.bootstrap_timeout, 5.0);
+        assert_eq!(c.bootstrap_timeout, 60.0);
         assert_eq!(c.debug_level, "ERROR");
         assert!(!c.disable_mixed_ipc);
     }

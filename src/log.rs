@@ -7,8 +7,10 @@
 //! counters of `rocshmem_dump_stats`.
 
 use once_cell::sync::Lazy;
+use std::cell::Cell;
 use std::cell::RefCell;
 use std::io::Write;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -96,11 +98,44 @@ thread_local! {
     /// The last error line this thread wrote (or would have written, had the filter allowed
     /// it) since `take_last_error` last took it.
     static LAST_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether this thread's caller takes its error lines (`rocshmemi_errors_to_caller`):
+    /// then they are kept for `take_last_error` and not printed.
+    static CALLER_TAKES: Cell<bool> = const { Cell::new(false) };
 }
+
+/// Error lines kept for a caller that takes them, not printed, and not taken yet: printed by
+/// [`flush_untaken`] if the process ends first (so an error that stops the job is never lost).
+static UNTAKEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Takes the last error line this thread reported (without the newline), leaving none.
 pub fn take_last_error() -> Option<String> {
-    LAST_ERROR.try_with(|e| e.borrow_mut().take()).ok().flatten()
+    let line = LAST_ERROR.try_with(|e| e.borrow_mut().take()).ok().flatten();
+    if let Some(l) = &line {
+        if let Ok(mut u) = UNTAKEN.lock() {
+            if let Some(i) = u.iter().position(|x| x == l) {
+                u.remove(i);
+            }
+        }
+    }
+    line
+}
+
+/// Makes this thread's error lines go to its caller only (`on`), or to stderr as well (the
+/// default); returns the previous setting. For bindings that raise each error as an
+/// exception carrying the line (the Python package), so that it is shown once.
+pub fn set_caller_takes(on: bool) -> bool {
+    CALLER_TAKES.with(|c| c.replace(on))
+}
+
+/// Prints the error lines a caller was to take but did not (the process is ending).
+pub fn flush_untaken() {
+    let lines = match UNTAKEN.lock() {
+        Ok(mut u) => std::mem::take(&mut *u),
+        Err(_) => return,
+    };
+    for l in lines {
+        let _ = std::io::stderr().lock().write_all(format!("{l}\n").as_bytes());
+    }
 }
 
 /// Writes one line if `level` is enabled. Use the `log_*!` macros. Error lines are also kept
@@ -112,6 +147,29 @@ pub fn write(level: Level, call: &str, msg: std::fmt::Arguments<'_>) {
     }
     let line = format_line(level, call, msg);
     if keep {
+        let kept = line.trim_end_matches('\n').to_string();
+        if CALLER_TAKES.with(|c| c.get()) {
+            // The caller raises it (once); kept in UNTAKEN until taken, in case the process ends.
+            if let Ok(mut u) = UNTAKEN.lock() {
+                u.retain(|x| x != &kept);
+                u.push(kept.clone());
+            }
+            // One call reported two errors: the caller takes the last, so the earlier one is
+            // printed now rather than lost.
+            if let Some(older) = LAST_ERROR.with(|e| e.borrow_mut().replace(kept)) {
+                let still = UNTAKEN.lock().map(|mut u| match u.iter().position(|x| x == &older) {
+                    Some(i) => {
+                        u.remove(i);
+                        true
+                    }
+                    None => false,
+                });
+                if still.unwrap_or(false) && enabled(level) {
+                    let _ = std::io::stderr().lock().write_all(format!("{older}\n").as_bytes());
+                }
+            }
+            return;
+        }
         keep_last(&line);
     }
     if enabled(level) {
@@ -315,5 +373,26 @@ mod tests {
         assert!(line.ends_with(": error: rocshmem_y: second: raise ROCSHMEM_HEAP_SIZE"), "{line}");
         assert!(line.starts_with("rocshmem: PE "), "{line}");
         assert_eq!(take_last_error(), None, "taken once");
+    }
+
+    #[test]
+    fn errors_the_caller_takes_are_not_printed_until_the_process_ends() {
+        std::thread::spawn(|| {
+            assert!(!set_caller_takes(true), "off by default");
+            write(Level::Error, "rocshmem_z", format_args!("taken by the caller"));
+            let untaken = |needle: &str| UNTAKEN.lock().unwrap().iter().any(|l| l.contains(needle));
+            assert!(untaken("taken by the caller"), "kept in case the process ends before it is taken");
+            let line = take_last_error().unwrap();
+            assert!(line.ends_with(": error: rocshmem_z: taken by the caller"), "{line}");
+            assert!(!untaken("taken by the caller"), "taken: never printed");
+            write(Level::Error, "rocshmem_z", format_args!("never taken"));
+            assert!(untaken("never taken"));
+            flush_untaken();
+            assert!(!untaken("never taken"), "printed by flush_untaken");
+            assert!(set_caller_takes(false));
+            let _ = take_last_error();
+        })
+        .join()
+        .unwrap();
     }
 }

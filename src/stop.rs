@@ -42,6 +42,7 @@ pub fn global_exit(status: i32) -> ! {
 pub fn exit_now(status: i32) -> ! {
     use std::io::Write;
     crate::log::summarize_repeats(false);
+    crate::log::flush_untaken();
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     // SAFETY: fflush(NULL) flushes every C stream; _exit never returns.

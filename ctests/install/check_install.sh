@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs a built tree into a fresh prefix, then builds and runs user programs against the
-# installed files only: CMake find_package(rocshmem) (shared and static library) and
+# installed files only: CMake find_package(rocshmem) (shared and static library), a Python
+# extension shaped like upstream's rocshmem4py (the static archive in a shared module), and
 # pkg-config; the same through DESTDIR (as distro packaging installs). When the build made the
 # AMD device library: librocshmem.so still needs nothing of ROCm, the host programs above still
 # link the static librocshmem.a that holds device code, and the HIP examples and a HIP project
@@ -32,6 +33,19 @@ LD_LIBRARY_PATH="$work/prefix/lib" "$run" -n 3 "$work/consumer_c"
 cc -static-libgcc -o "$work/consumer_c_static" "$here/consumer/consumer.c" $(pkg-config --cflags rocshmem) \
    "$work/prefix/lib/librocshmem.a" $(pkg-config --libs-only-l --static rocshmem | sed 's/-lrocshmem//')
 "$run" -n 2 "$work/consumer_c_static"
+
+# Upstream's Python extension shape (rocshmem4py: a pybind11 module linking the static archive,
+# found with find_package(rocshmem CONFIG)), built against this install with the Python of the
+# package tests (build/python-venv, which has pybind11), then run at 2 PEs.
+py="$build/python-venv/bin/python"
+if [ -x "$py" ] && "$py" -c "import pybind11, numpy" 2>/dev/null; then
+  cmake -S "$here/python_ext" -B "$work/pyext" -DCMAKE_PREFIX_PATH="$work/prefix" -DPython_EXECUTABLE="$py" \
+    -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >/dev/null
+  cmake --build "$work/pyext" >/dev/null
+  "$run" -n 2 "$py" "$here/python_ext/check.py" "$work/pyext"
+else
+  echo "install: the upstream-shaped Python extension skipped ($py with pybind11 and numpy: the python ctests make it)"
+fi
 
 # DESTDIR: staged under a root, then used from there (the package files are relocatable).
 DESTDIR="$work/destdir" cmake --install "$build" --prefix /opt/rocshmem >/dev/null

@@ -5,7 +5,8 @@ How the PEs start (set by the ctest that runs them):
 - under rocshmem-run or mpirun: rocshmem.init();
 - ROCSHMEM_PYTEST_UID_DIR set (uid_driver.py starts the processes): unique-id init, PE 0
   writes the id to a file in that folder, ROCSHMEM_PYTEST_RANK / _NRANKS give the rank.
-ROCSHMEM_PYTEST_NRANKS (any mode) is the number of PEs the test expects.
+ROCSHMEM_PYTEST_NRANKS (any mode) is the number of PEs the test expects; ROCSHMEM_PYTEST_CUDA=1
+makes GPU ROCSHMEM_RUN_RANK % count current first (the GPU runs of ctests/python/gpu).
 """
 
 import os
@@ -38,6 +39,12 @@ def _uid_init() -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def runtime():
+    if os.environ.get("ROCSHMEM_PYTEST_CUDA") == "1":
+        # GPU runs (ctests/python/gpu): PE r on GPU r % count, its context made before init.
+        import torch
+
+        torch.cuda.set_device(int(os.environ.get("ROCSHMEM_RUN_RANK", "0")) % torch.cuda.device_count())
+        torch.zeros(1, device="cuda")
     if os.environ.get("ROCSHMEM_PYTEST_UID_DIR"):
         _uid_init()
     else:

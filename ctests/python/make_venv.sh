@@ -1,23 +1,56 @@
 #!/bin/sh
 # Installs the Python package the way a user does, into a virtual environment, for the ctests of
 # this folder (fixture test python_package_install):
-#   make_venv.sh <venv> <source dir> [prebuilt core dir]
+#   make_venv.sh <venv> <source dir> [prebuilt core dir] [torch]
 # pip install <source dir> builds the wheel with scikit-build-core (pyproject.toml). With a
 # prebuilt core (cargo's output of this build tree) the wheel's CMake build reuses it
-# (ROCSHMEM_PREBUILT_CORE) instead of running cargo a second time. pytest and numpy come from PyPI.
+# (ROCSHMEM_PREBUILT_CORE) instead of running cargo a second time. pytest, numpy, mpi4py (the
+# rocshmem4py tests' init_with_mpi) and pybind11 (the upstream-shaped extension built against
+# the install) and mypy (the package's types, ctest python_mypy) come from PyPI.
+#
+# "torch" as the fourth argument adds torch (ctests/python/requirements-torch.txt: the
+# rocshmem4py, torch.compile and tensor-lifetime tests). torch with its CUDA libraries is about
+# 5 GB: it is installed once into $ROCSHMEM_CI_CACHE/python-torch/<python>-<requirements hash>
+# (default cache /var/cache/rocshmem-ci, when that folder exists) and the venv reaches it through
+# a .pth file, so later runs cost nothing; without the cache folder it goes into the venv.
 set -eu
-VENV=${1:?usage: make_venv.sh <venv> <source dir> [prebuilt core dir]}
-SRC=${2:?usage: make_venv.sh <venv> <source dir> [prebuilt core dir]}
+VENV=${1:?usage: make_venv.sh <venv> <source dir> [prebuilt core dir] [torch]}
+SRC=${2:?usage: make_venv.sh <venv> <source dir> [prebuilt core dir] [torch]}
 CORE=${3:-}
+TORCH=${4:-}
 PY=${PYTHON:-python3}
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" || { echo "make_venv.sh: '$PY -m venv' failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy pytest
+PIP="$VENV/bin/python -m pip --disable-pip-version-check"
+$PIP install -q numpy pytest mpi4py pybind11 mypy
 set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=OFF
 if [ -n "$CORE" ]; then
   set -- "$@" -C "cmake.define.ROCSHMEM_PREBUILT_CORE=$CORE" -C "build-dir=$VENV/wheel-build"
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$@" "$SRC"
+$PIP install -q --force-reinstall --no-deps "$@" "$SRC"
 "$VENV/bin/python" -c "import rocshmem, sys; print('installed rocshmem', rocshmem.__version__, 'at', rocshmem.library_path())"
 command -v "$VENV/bin/rocshmem-run" >/dev/null || { echo "make_venv.sh: rocshmem-run was not installed" >&2; exit 1; }
+
+if [ "$TORCH" = torch ]; then
+  req="$SRC/ctests/python/requirements-torch.txt"
+  site=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  cache=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
+  start=$(date +%s)
+  if [ -d "$cache" ] && [ -w "$cache" ]; then
+    tag=$("$VENV/bin/python" -c "import sys, hashlib; print('py%d.%d-' % sys.version_info[:2] + hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest()[:12])" "$req")
+    dir="$cache/python-torch/$tag"
+    if [ ! -f "$dir/.complete" ]; then
+      echo "make_venv.sh: installing torch once into $dir (about 5 GB)"
+      rm -rf "$dir.tmp"
+      $PIP install -q --target "$dir.tmp" -r "$req"
+      touch "$dir.tmp/.complete"
+      rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir" > "$site/rocshmem-tests-torch.pth"
+  else
+    $PIP install -q -r "$req"
+  fi
+  "$VENV/bin/python" -c "import torch; print('torch', torch.__version__)"
+  echo "make_venv.sh: torch ready in $(($(date +%s) - start)) s"
+fi

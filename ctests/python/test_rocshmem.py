@@ -46,6 +46,15 @@ def data(seed, pe, salt, shape, dtype):
     return rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
 
 
+def need_torch():
+    """torch, or a skip (every PE alike) where it is not installed; with ROCSHMEM_PYTEST_TORCH=1
+    (the ctests whose venv has torch) a missing torch is a failure."""
+    if os.environ.get("ROCSHMEM_PYTEST_TORCH") == "1":
+        import torch
+        return torch
+    return pytest.importorskip("torch")
+
+
 def errmsg(me, call):
     return f"rocshmem: PE {me}: error: {call}: "
 
@@ -102,7 +111,8 @@ class _Exported:
 
 def test_dlpack_export(job):
     # Capsules consumed and capsules dropped unconsumed, many times: the capsule destructor
-    # runs during the capsule's deallocation (it once took a reference there and crashed).
+    # runs during the capsule's deallocation (it once took a reference there and crashed), and
+    # the consumer frees the DLPack block with libc's free.
     me, n, seed = job
     nxt, prev = (me + 1) % n, (me - 1) % n
     for size in (1, 4099):
@@ -116,7 +126,6 @@ def test_dlpack_export(job):
             capsule = _Exported(dst).__dlpack__()
             del capsule
         gc.collect()
-        assert not _arrays._exported, "every exported tensor was released"
         rocshmem.barrier_all()
         rocshmem.free(dst)
 
@@ -414,6 +423,8 @@ def test_bad_input(job):
         rocshmem.array(0, "int8")
     with pytest.raises(RocshmemError, match="ROCSHMEM_HEAP_SIZE"):
         rocshmem.array(1 << 50, "uint8")  # every PE fails alike: collective-safe
+    with pytest.raises(OverflowError, match=r"shape \(4611686018427387904,\) of int64 is 36893488147419103232 bytes"):
+        rocshmem.array(1 << 62, "int64")  # 2**65 bytes: once wrapped to 0 in size_t
     with pytest.raises(RocshmemError, match="rocshmem_team_split_strided"):
         rocshmem.TEAM_WORLD.split_strided(0, 1, n + 1)
     with pytest.raises(RocshmemError, match="unique-id init needs all"):
@@ -453,3 +464,98 @@ def test_buffers_and_dtypes(job):
     assert rocshmem.dtype_of(int).typename == "int64" and rocshmem.dtype_of("double").typename == "double"
     rocshmem.barrier_all()
     rocshmem.free(a)
+
+
+def test_stale_array_refused_after_reallocation(job):
+    """A freed array never aliases the allocation that reuses its address: every call refuses
+    it (and its views), numpy refuses writes to it, and the new array works."""
+    me, n, seed = job
+    nxt, prev = (me + 1) % n, (me - 1) % n
+    b = rocshmem.array(10, "int64")
+    view = b[2:6]
+    rocshmem.free(b)
+    c = rocshmem.array(10, "int64")
+    assert c.ctypes.data == b.ctypes.data, "the allocator reuses the freed block (the case under test)"
+    src = data(seed, me, "stale", 10, "int64")
+    for call, args in [(rocshmem.put, (b, src, nxt)), (rocshmem.put, (view, src[:4], nxt)),
+                       (rocshmem.get, (src, b, nxt)), (rocshmem.put_nbi, (b, src, nxt)),
+                       (rocshmem.atomic_fetch_add, (b, 0, 1, nxt)), (rocshmem.wait_until, (b, 0, "eq", 0)),
+                       (rocshmem.reduce, (b, c)), (rocshmem.broadcast, (c, b, 0)), (rocshmem.free, (b,))]:
+        with pytest.raises(RocshmemError, match=r"was freed .*allocation generation"):
+            call(*args)
+    with pytest.raises(ValueError, match="read-only"):
+        b[0] = 1  # numpy refuses writes to the array rocshmem.array returned
+    assert not c.any(), "nothing reached the new array"
+    rocshmem.barrier_all()
+    rocshmem.put(c, src, nxt)
+    rocshmem.barrier_all()
+    np.testing.assert_array_equal(c, data(seed, prev, "stale", 10, "int64"))
+    rocshmem.barrier_all()
+    rocshmem.free(c)
+
+
+def test_stale_tensor_refused_after_reallocation(job):
+    torch = need_torch()
+    me, n, seed = job
+    nxt, prev = (me + 1) % n, (me - 1) % n
+    b = rocshmem.tensor(64, torch.float32)
+    view = b[8:16]
+    rocshmem.free(b)
+    c = rocshmem.tensor(64, torch.float32)
+    assert c.data_ptr() == b.data_ptr()
+    src = torch.from_numpy(data(seed, me, "stale_t", 64, "float32"))
+    for args in [(b, src), (view, src[:8]), (b[1:2], src[:1])]:
+        with pytest.raises(RocshmemError, match="was freed"):
+            rocshmem.put(*args, nxt)
+    with pytest.raises(RocshmemError, match="was freed"):
+        rocshmem.free(b)
+    rocshmem.barrier_all()
+    rocshmem.put(c, src, nxt)
+    rocshmem.barrier_all()
+    np.testing.assert_array_equal(c.numpy(), data(seed, prev, "stale_t", 64, "float32"))
+    rocshmem.barrier_all()
+    rocshmem.free(c)
+
+
+def test_fcollect_and_reduce_scatter_and_host_alltoall(job):
+    me, n, seed = job
+    for size in (1, 333):
+        src, dst = rocshmem.array(size, "int32"), rocshmem.array(n * size, "int32")
+        src[:] = data(seed, me, ("fcollect", size), size, "int32")
+        rocshmem.fcollect(dst, src)
+        np.testing.assert_array_equal(dst, np.concatenate([data(seed, pe, ("fcollect", size), size, "int32")
+                                                           for pe in range(n)]))
+        rocshmem.free(dst)
+        rocshmem.free(src)
+    for op, fn in (("sum", np.add), ("max", np.maximum)):
+        src, dst = rocshmem.array(n * 50, "int64"), rocshmem.array(50, "int64")
+        src[:] = data(seed, me, ("rs", op), n * 50, "int64") % 1000
+        rocshmem.reduce_scatter(dst, src, op=op)
+        want = data(seed, 0, ("rs", op), n * 50, "int64") % 1000
+        for pe in range(1, n):
+            want = fn(want, data(seed, pe, ("rs", op), n * 50, "int64") % 1000)
+        np.testing.assert_array_equal(dst, want[me * 50:(me + 1) * 50])
+        rocshmem.free(dst)
+        rocshmem.free(src)
+    src, dst = rocshmem.array(3 * n, "float64"), rocshmem.array(3 * n, "float64")
+    src[:] = data(seed, me, "a2a_host", 3 * n, "float64")
+    rocshmem.alltoall(dst, src)  # no stream: complete on return
+    np.testing.assert_array_equal(dst, np.concatenate([data(seed, j, "a2a_host", 3 * n, "float64")[3 * me:3 * me + 3]
+                                                       for j in range(n)]))
+    with pytest.raises(ValueError, match="must hold the team's"):
+        rocshmem.fcollect(dst, src)
+    rocshmem.barrier_all()
+    rocshmem.free(dst)
+    rocshmem.free(src)
+    # On a team: the evens
+    evens = rocshmem.TEAM_WORLD.split_strided(0, 2, (n + 1) // 2)
+    src, dst = rocshmem.array(4, "int32"), rocshmem.array(4 * ((n + 1) // 2), "int32")
+    if evens is not None:
+        src[:] = me * 10 + np.arange(4, dtype="int32")
+        rocshmem.fcollect(dst, src, team=evens)
+        np.testing.assert_array_equal(dst, np.concatenate([pe * 10 + np.arange(4, dtype="int32")
+                                                           for pe in range(0, n, 2)]))
+        evens.destroy()
+    rocshmem.barrier_all()
+    rocshmem.free(dst)
+    rocshmem.free(src)

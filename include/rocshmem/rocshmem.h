@@ -4528,6 +4528,12 @@ bool rocshmemi_initialized(void);
 // an exception; the text stays valid until this thread's next call of this function.
 const char *rocshmem_last_error(void);
 
+// Internal (for bindings such as the Python package, which raise each error as an exception
+// carrying the line): `on` non-zero makes this thread's error lines go only to
+// `rocshmem_last_error`, not to stderr as well, so that each is shown once; a line not taken
+// before the process ends is printed then. Returns the previous setting (0 or 1).
+int rocshmemi_errors_to_caller(int on);
+
 // Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.
 //
 // # Safety

@@ -9,7 +9,8 @@ import itertools
 import math
 import os
 import threading
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _arrays, _table
 from ._arrays import Buf, DeviceArray, DType, buf_of, check_not_freed, dtype_of
@@ -21,6 +22,10 @@ StreamLike = Any
 
 # Hooks run after every successful init (the Triton module registry re-initialises its modules).
 _after_init: List[Callable[[], None]] = []
+# Hooks run after finalize (caches of symmetric memory forget it).
+_after_finalize: List[Callable[[], None]] = []
+# Whether the last symmetric allocation was GPU memory (None: none made yet).
+_last_on_gpu: Optional[bool] = None
 _torch_inits = itertools.count()
 
 # ---------------------------------------------------------------------------------------------
@@ -107,6 +112,21 @@ def finalize() -> None:
     element access, as in C). Raises before init."""
     call("rocshmem_finalize")
     _arrays.forget_all()
+    for hook in list(_after_finalize):
+        hook()
+
+
+def _arrays_on_gpu() -> bool:
+    """Whether symmetric memory is GPU memory here (from the allocations made so far; before
+    any, whether torch sees a GPU)."""
+    if _last_on_gpu is not None:
+        return _last_on_gpu
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except ImportError:
+        return False
 
 
 def initialized() -> bool:
@@ -149,12 +169,23 @@ def _shape(shape: Shape) -> Tuple[int, ...]:
     return out
 
 
-def _malloc(call_name: str, nbytes: int) -> Tuple[int, Optional[Tuple[int, int]], _arrays.Allocation]:
+_SIZE_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+
+
+def _malloc(call_name: str, shape: Tuple[int, ...], dt: DType) -> Tuple[int, Optional[Tuple[int, int]],
+                                                                        _arrays.Allocation]:
+    nbytes = math.prod(shape) * dt.itemsize
+    if nbytes > _SIZE_MAX:
+        # ctypes would wrap it in size_t (and the library then see a small or zero size).
+        raise OverflowError(f"{call_name}: shape {shape} of {dt.name} is {nbytes} bytes, more than a size_t holds "
+                            f"({_SIZE_MAX}): no symmetric heap is that large")
     if nbytes <= 0:
         raise error(call_name, "a symmetric array needs at least one element (rocshmem_malloc(0) returns NULL)")
     ptr = call("rocshmem_calloc", 1, nbytes, restype=ctypes.c_void_p, argtypes=[ctypes.c_size_t, ctypes.c_size_t],
                fails=lambda p: not p)
     device = _arrays.device_of(ptr)
+    global _last_on_gpu
+    _last_on_gpu = device is not None
     return ptr, device, _arrays.register(ptr, nbytes, device)
 
 
@@ -163,51 +194,57 @@ def array(shape: Shape, dtype: Any = "float32") -> Any:
 
     Host platform: a numpy array over this PE's part of the symmetric heap. GPUs: a
     :class:`DeviceArray` in GPU memory (DLPack and ``__cuda_array_interface__``). Free it with
-    :func:`free` (collective) before :func:`finalize`."""
+    :func:`free` (collective) before :func:`finalize`; after that the package refuses it in
+    every call, and numpy refuses writes to it (the array is made read-only)."""
     shp = _shape(shape)
     dt = dtype_of(dtype)
-    ptr, device, alloc = _malloc("rocshmem.array", math.prod(shp) * dt.itemsize)
+    ptr, device, alloc = _malloc("rocshmem.array", shp, dt)
     if device is not None:
         return DeviceArray(ptr, shp, dt, device, allocation=alloc)
     try:
         import numpy
     except ImportError:
-        call("rocshmem_free", ptr)
-        alloc.live = False
+        call("rocshmem_free", ctypes.c_void_p(ptr))
+        alloc.kill()
         raise error("rocshmem.array", "numpy is needed for host-platform arrays (pip install numpy), "
                                       "or use rocshmem.tensor with torch") from None
-    raw = (ctypes.c_char * (math.prod(shp) * dt.itemsize)).from_address(ptr)
+    block = _arrays._HostBlock(ptr, alloc.nbytes, alloc)
     npdt = numpy.dtype(dt.typestr) if dt.kind != "bf" else numpy.dtype("V2")
-    return numpy.frombuffer(raw, dtype=npdt).reshape(shp)
+    a = numpy.asarray(block).view(npdt).reshape(shp)
+    alloc.roots.append(weakref.ref(a))
+    return a
 
 
 def tensor(shape: Shape, dtype: Any = "float32") -> Any:
     """A torch tensor over symmetric memory (collective), zeros: on the GPU of this PE on GPU
     platforms, on the CPU on the host platform. The tensor does not own the memory: free it
-    with :func:`free` after the last use, before :func:`finalize`."""
+    with :func:`free` after the last use, before :func:`finalize`; after that the package
+    refuses it (and its views) in every call. Keeping a reference past free or finalize is
+    safe as long as its elements are not touched (torch cannot be told the memory is gone)."""
     try:
-        import torch
+        import torch  # noqa: F401
         from torch.utils.dlpack import from_dlpack
     except ImportError as e:
         raise error("rocshmem.tensor", f"torch is not importable ({e})") from None
     shp = _shape(shape)
     dt = dtype_of(dtype)
-    ptr, device, alloc = _malloc("rocshmem.tensor", math.prod(shp) * dt.itemsize)
+    ptr, device, alloc = _malloc("rocshmem.tensor", shp, dt)
+    # torch's "cuda" device is the AMD GPU on ROCm builds (DLPack device type kDLROCM there).
     if device is not None and torch.cuda.is_available() and device[1] != torch.cuda.current_device():
-        raise error("rocshmem.tensor", f"symmetric memory is on cuda:{device[1]} but torch's current device is "
+        raise error("rocshmem.tensor", f"symmetric memory is on GPU {device[1]} but torch's current device is "
                                        f"cuda:{torch.cuda.current_device()}: make the device current before init")
-    t = from_dlpack(_TensorSource(ptr, shp, dt, device or (_arrays.KDL_CPU, 0), alloc))
+    t = from_dlpack(_TensorSource(ptr, shp, dt, device or (_arrays.KDL_CPU, 0)))
     if t.data_ptr() != ptr:
         raise error("rocshmem.tensor", f"torch did not map {ptr:#x} in place (got {t.data_ptr():#x})")
+    _arrays.tag_torch(t, alloc)
     return t
 
 
 class _TensorSource:
     """What torch.from_dlpack reads for :func:`tensor` (any device)."""
 
-    def __init__(self, ptr: int, shape: Tuple[int, ...], dt: DType, device: Tuple[int, int],
-                 alloc: _arrays.Allocation):
-        self.ptr, self.shape, self.dt, self.device, self.alloc = ptr, shape, dt, device, alloc
+    def __init__(self, ptr: int, shape: Tuple[int, ...], dt: DType, device: Tuple[int, int]):
+        self.ptr, self.shape, self.dt, self.device = ptr, shape, dt, device
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         return self.device
@@ -219,17 +256,22 @@ class _TensorSource:
 
 def free(a: ArrayLike) -> None:
     """Frees an array from :func:`array` or :func:`tensor` (collective: every PE frees the same
-    array). Give the whole array, as it was returned (or a view of all of it)."""
+    array). Give the whole array, as it was returned (or a view of all of it). Afterwards the
+    array and its views are refused by every call of the package (even where a new array now
+    sits at the same address), and numpy refuses writes to the array :func:`array` returned."""
     b = buf_of(a, "rocshmem.free", "the array")
-    check_not_freed("rocshmem.free", "the array", b.ptr, b.nbytes)
-    alloc = _arrays.live_allocation_containing(b.ptr)
+    own = _arrays.allocation_of(a)
+    if own is not None and not own.live:
+        raise error("rocshmem.free", _arrays._freed_message("the array", b.ptr, b.nbytes, own))
+    check_not_freed("rocshmem.free", "the array", b.ptr, b.nbytes, a)
+    alloc = own if own is not None else _arrays.live_allocation_containing(b.ptr)
     if alloc is None:
         raise error("rocshmem.free", f"{b.ptr:#x} is not in an array from rocshmem.array/tensor")
     if b.ptr != alloc.ptr or b.nbytes != alloc.nbytes:
         raise error("rocshmem.free", f"give the whole array ({alloc.nbytes} bytes), not a part of "
                                      f"{b.nbytes} bytes")
     call("rocshmem_free", ctypes.c_void_p(b.ptr))
-    alloc.live = False
+    alloc.kill()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,6 +293,7 @@ def _pe(call_name: str, pe: Any) -> int:
 
 def _operand(call_name: str, what: str, obj: Any, writable: bool = False) -> Buf:
     b = buf_of(obj, call_name, what)
+    check_not_freed(call_name, what, b.ptr, b.nbytes, obj)
     if not b.contiguous:
         raise ValueError(f"{call_name}: {what} is not contiguous: rocSHMEM moves contiguous memory "
                          "(copy it, or give a contiguous slice)")
@@ -260,7 +303,6 @@ def _operand(call_name: str, what: str, obj: Any, writable: bool = False) -> Buf
             raise ValueError(f"{call_name}: {what} is read-only")
         if isinstance(obj, (bytes, memoryview)) and memoryview(obj).readonly:
             raise ValueError(f"{call_name}: {what} is read-only")
-    check_not_freed(call_name, what, b.ptr, b.nbytes)
     return b
 
 
@@ -340,7 +382,7 @@ def get_nbi(dst: ArrayLike, src: ArrayLike, pe: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # Atomics and point-to-point waits
 
-_CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+_CTYPES: Dict[str, Any] = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
            "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
            "uint64": ctypes.c_uint64, "float": ctypes.c_float, "double": ctypes.c_double}
 
@@ -719,9 +761,26 @@ def broadcast(dst: ArrayLike, src: ArrayLike, root: int, team: Optional[Team] = 
          argtypes=[Ctx, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int])
 
 
-def alltoall(dst: ArrayLike, src: ArrayLike, team: Optional[Team] = None, *, stream: StreamLike) -> None:
-    """Enqueues on ``stream`` an all-to-all over the team: block ``j`` of ``src`` (``src`` split
-    into team-size equal blocks) goes to block ``me`` of ``dst`` on member ``j``."""
+def _blocking_stream(call_name: str, objs: Sequence[Any]) -> Tuple[Any, Callable[[], None]]:
+    """A stream for a stream-only C call made as a blocking call: on the host platform a
+    temporary HostStream, on GPUs torch's current stream (then synchronised)."""
+    if not any(isinstance(o, DeviceArray) or getattr(o, "is_cuda", False) for o in objs):  # is_cuda: ROCm too
+        s = HostStream()
+        return s, s.destroy
+    try:
+        import torch
+    except ImportError:
+        raise error(call_name, "on GPU memory without torch, give stream= (a CUDA stream handle)") from None
+    cs = torch.cuda.current_stream()
+    return cs, cs.synchronize
+
+
+def alltoall(dst: ArrayLike, src: ArrayLike, team: Optional[Team] = None, *, stream: StreamLike = None) -> None:
+    """All-to-all over the team (collective): block ``j`` of ``src`` (``src`` split into
+    team-size equal blocks) goes to block ``me`` of ``dst`` on member ``j``. Enqueued on
+    ``stream`` if given (``rocshmem_alltoallmem_on_stream``); without it complete on return
+    (the same call on a stream the package waits for: a temporary HostStream on the host
+    platform, torch's current stream on GPUs)."""
     name = "rocshmem.alltoall"
     d, s = _operand(name, "dst", dst, writable=True), _operand(name, "src", src)
     _same(name, d, s)
@@ -729,8 +788,62 @@ def alltoall(dst: ArrayLike, src: ArrayLike, team: Optional[Team] = None, *, str
     n = tm.n_pes()
     if d.nbytes % n:
         raise ValueError(f"{name}: {d.nbytes} bytes do not split into {n} equal blocks")
+    if stream is None:
+        st, done = _blocking_stream(name, (dst, src))
+        try:
+            call("rocshmem_alltoallmem_on_stream", _vp(tm.handle), _vp(d.ptr), _vp(s.ptr), d.nbytes // n,
+                 _vp(stream_handle(st)))
+        finally:
+            done()
+        return
     call("rocshmem_alltoallmem_on_stream", _vp(tm.handle), _vp(d.ptr), _vp(s.ptr), d.nbytes // n,
          _vp(stream_handle(stream)))
+    if isinstance(stream, HostStream):
+        stream._keep(src, dst)
+
+
+def fcollect(dst: ArrayLike, src: ArrayLike, team: Optional[Team] = None) -> None:
+    """All-gather (``fcollect``) over the team (collective): ``dst`` on every member is the
+    concatenation of every member's ``src`` in team order (``dst`` holds team-size times
+    ``src``; both symmetric). Complete on return: each member puts its block to every member,
+    then the team's barrier (the C API has no host fcollect)."""
+    name = "rocshmem.fcollect"
+    d, s = _operand(name, "dst", dst, writable=True), _operand(name, "src", src)
+    tm = _team(team)
+    n, me = tm.n_pes(), tm.my_pe()
+    if d.nbytes != n * s.nbytes:
+        raise ValueError(f"{name}: dst has {d.nbytes} bytes; it must hold the team's {n} blocks of {s.nbytes}")
+    if d.dtype is not None and s.dtype is not None and d.dtype != s.dtype:
+        raise ValueError(f"{name}: dst is {d.dtype.name} and src {s.dtype.name}")
+    world = TEAM_WORLD
+    call("rocshmem_barrier", _vp(tm.handle))  # nobody writes into a dst that is still being read
+    for k in range(n):
+        j = (me + k) % n  # start with the next member: not everyone writes to member 0 first
+        pe = tm.translate_pe(j, world)
+        call("rocshmem_putmem_nbi", _vp(d.ptr + me * s.nbytes), _vp(s.ptr), s.nbytes, pe)
+    call("rocshmem_barrier", _vp(tm.handle))
+
+
+def reduce_scatter(dst: ArrayLike, src: ArrayLike, op: str = "sum", team: Optional[Team] = None) -> None:
+    """Reduce-scatter over the team (collective): ``src`` holds team-size blocks of ``dst``'s
+    size; member ``k`` gets in ``dst`` the element-wise ``op`` over every member's block ``k``
+    (``rocshmem_ctx_<T>_<op>_reduce_scatter``; ops as :func:`reduce`)."""
+    name = "rocshmem.reduce_scatter"
+    if op not in _OPS:
+        raise ValueError(f"{name}: op {op!r} is not one of {_OPS}")
+    d, s = _operand(name, "dst", dst, writable=True), _operand(name, "src", src)
+    tm = _team(team)
+    n = tm.n_pes()
+    if s.nbytes != n * d.nbytes:
+        raise ValueError(f"{name}: src has {s.nbytes} bytes; it must hold the team's {n} blocks of dst's {d.nbytes}")
+    if d.dtype is None or s.dtype is None or d.dtype != s.dtype:
+        raise ValueError(f"{name}: dst and src must have the same element type")
+    t = d.dtype.typename
+    cname = f"rocshmem_ctx_{t}_{op}_reduce_scatter"
+    if t is None or not has(cname):
+        raise TypeError(f"{name}: op {op!r} has no {d.dtype.name} form ({cname} does not exist)")
+    call(cname, _ctx(), _vp(tm.handle), _vp(d.ptr), _vp(s.ptr), d.count, restype=ctypes.c_int,
+         argtypes=[Ctx, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int], fails=bool)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 from typing import Any, Callable, Dict, Optional, Sequence
 
@@ -24,6 +25,10 @@ class RocshmemError(RuntimeError):
     """A rocSHMEM call failed. ``str(e)`` is the library's one-line message
     (``rocshmem: PE <n>: error: <call>: <what to change>``) or, for a check made in Python
     before calling the library, a message in the same form."""
+
+
+# Shown as rocshmem.RocshmemError (the public name) in tracebacks and reprs.
+RocshmemError.__module__ = "rocshmem"
 
 
 class UniqueId(ctypes.Structure):
@@ -100,6 +105,7 @@ _SIGNATURES: Dict[str, Any] = {
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
 _fns: Dict[str, Any] = {}
+_thread = threading.local()
 
 
 def package_lib_dir() -> str:
@@ -166,13 +172,27 @@ def take_error() -> Optional[str]:
     return msg.decode(errors="replace") if msg else None
 
 
+def _errors_to_caller() -> None:
+    """This thread's library errors come back as exceptions only, not also on stderr: each is
+    shown once (the library prints a line it was to hand over but that nobody took, should the
+    process end first)."""
+    if getattr(_thread, "errors_to_caller", False):
+        return
+    _thread.errors_to_caller = True
+    if has("rocshmemi_errors_to_caller"):
+        f = fn("rocshmemi_errors_to_caller", c_int, [c_int])
+        f(1)
+
+
 def call(name: str, *args: Any, restype: Any = None, argtypes: Optional[Sequence[Any]] = None,
          fails: Optional[Callable[[Any], bool]] = None) -> Any:
     """Calls C function `name`; raises RocshmemError if the library reported an error during
     the call (or `fails(result)` says the result is a failure)."""
     f = fn(name, restype, argtypes)
-    stale = take_error()  # an error left by someone else's direct call: not this call's
-    del stale
+    _errors_to_caller()
+    stale = take_error()  # an error of a call made outside this function (ctypes used directly)
+    if stale is not None:
+        sys.stderr.write(stale + "\n")
     result = f(*args)
     msg = take_error()
     if msg is not None:

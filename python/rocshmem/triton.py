@@ -1,4 +1,4 @@
-"""rocSHMEM device functions for Triton kernels (NVIDIA GPUs).
+"""rocSHMEM device functions for Triton kernels (NVIDIA and AMD GPUs).
 
     import rocshmem, rocshmem.triton as rt
     import triton, triton.language as tl
@@ -13,17 +13,20 @@
     ring[(1,)](dst, src, sig, n, nxt)          # no options needed
 
 What this module does for you:
-- finds the device bitcode ``librocshmem_device_sm_XX.bc`` for the GPU (bundled in the package,
-  next to ``ROCSHMEM_LIBRARY`` when that is set, or ``ROCSHMEM_BITCODE``) and gives it to
+- finds the device bitcode for the GPU's arch, ``librocshmem_device_sm_XX.bc`` (NVIDIA) or
+  ``librocshmem_device_gfxNNN.bc`` (AMD), bundled in the package, next to ``ROCSHMEM_LIBRARY``
+  when that is set, in ``ROCSHMEM_LIB_DIR`` or ``$ROCM_PATH/lib``, or ``ROCSHMEM_BITCODE``, and gives it to
   Triton as an extern library (``@rt.jit`` kernels get it at every launch; plain
   ``@triton.jit`` kernels take ``**rt.options()`` at launch);
 - registers, at import, a Triton kernel-load hook that calls ``rocshmem_hipmodule_init`` on
-  every module holding rocSHMEM's device globals, right after Triton loads it and before its
+  every module (a ``CUmodule``, or the ``hipModule_t`` on AMD) holding rocSHMEM's device
+  globals, right after Triton loads it and before its
   first launch, on the stream Triton launches on (so also inside ``torch.cuda.graph`` capture,
   provided the kernel was launched once before the capture, as any Triton kernel must be);
   modules loaded before a re-init are initialised again by ``rocshmem.init``.
 
-Rules (docs/pytorch-triton.md says why): a Triton program is one CUDA block and a scalar call
+Rules (docs/pytorch-triton.md says why): a Triton program is one CUDA block (one AMD
+work-group) and a scalar call
 runs on every thread, so data movement and barriers use the work-group (``_wg``) forms;
 per-thread reads (my_pe, signal_fetch, wait_until) are fine. Pointers are passed as 64-bit
 integers (a Triton pointer is converted here).
@@ -34,7 +37,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import triton
 import triton.language as tl
@@ -50,7 +53,11 @@ CMP_EQ, CMP_NE, CMP_GT = _table.ROCSHMEM_CMP_EQ, _table.ROCSHMEM_CMP_NE, _table.
 CMP_GE, CMP_LT, CMP_LE = _table.ROCSHMEM_CMP_GE, _table.ROCSHMEM_CMP_LT, _table.ROCSHMEM_CMP_LE
 
 LIB_NAME = "librocshmem_device"
-"""The key of the bitcode in Triton's ``extern_libs`` option."""
+"""The key of the bitcode in Triton's ``extern_libs`` option (NVIDIA)."""
+LIB_NAME_AMD = "rocshmem"
+"""The key on AMD: Triton's AMD backend links an extern library only when an unresolved function
+of the kernel has the key in its name (as ``ocml`` in ``__ocml_*``), so it must be a part of
+every entry point's name."""
 
 # ---------------------------------------------------------------------------------------------
 # Device functions. Argument types are the C ones: pointers and size_t as int64, uint64_t as
@@ -158,59 +165,298 @@ def fence(_semantic=None):
     _call("rocshmem_fence", [], [], tl.int32, _semantic)
 
 
+@core.extern
+def ptr(dest, pe, _semantic=None):
+    """The address of symmetric ``dest`` on PE ``pe`` for direct loads and stores, as a pointer of
+    ``dest``'s type (``rocshmem_ptr``), or null where the peer is not reachable that way (IPC
+    peers are)."""
+    s = _semantic
+    addr = _call("rocshmem_ptr", [_i64(dest, s), _i32(pe, s)], [tl.int64, tl.int32], tl.int64, s)
+    t = s.to_tensor(dest)
+    if t.type.scalar.is_ptr():
+        return core.cast(addr, t.type.scalar, _semantic=s)
+    return addr
+
+
+@core.extern
+def signal_wait_until(sig_addr, cmp, value, _semantic=None):
+    """Waits until the local signal word compares ``cmp`` (CMP_*) true with ``value``; returns its
+    value (``rocshmem_signal_wait_until``: a wait on the word, then a fetch)."""
+    s = _semantic
+    _call("rocshmem_uint64_wait_until", [_i64(sig_addr, s), _i32(cmp, s), _u64(value, s)],
+          [tl.int64, tl.int32, tl.uint64], tl.int32, s)
+    return _call("rocshmem_signal_fetch", [_i64(sig_addr, s)], [tl.int64], tl.uint64, s)
+
+
+@core.extern
+def signal_set(sig_addr, value, pe, _semantic=None):
+    """Atomically sets the signal word ``sig_addr`` on PE ``pe`` to ``value`` (an atomic set of
+    the uint64 word, which is what a signal set is)."""
+    s = _semantic
+    _call("rocshmem_uint64_atomic_set", [_i64(sig_addr, s), _u64(value, s), _i32(pe, s)],
+          [tl.int64, tl.uint64, tl.int32], tl.int32, s)
+
+
+@core.extern
+def signal_add(sig_addr, value, pe, _semantic=None):
+    """Atomically adds ``value`` to the signal word ``sig_addr`` on PE ``pe``."""
+    s = _semantic
+    _call("rocshmem_uint64_atomic_add", [_i64(sig_addr, s), _u64(value, s), _i32(pe, s)],
+          [tl.int64, tl.uint64, tl.int32], tl.int32, s)
+
+
+# Scalar put (p) and get (g): C type name -> Triton type.
+_SCALAR = {"int": tl.int32, "long": tl.int64, "float": tl.float32, "double": tl.float64}
+
+
+def _make_p(c: str, ty: Any) -> Any:
+    sym = f"rocshmem_{c}_p"
+
+    def p(dest, value, pe, _semantic=None):
+        s = _semantic
+        _call(sym, [_i64(dest, s), core.cast(s.to_tensor(value), ty, _semantic=s), _i32(pe, s)],
+              [tl.int64, ty, tl.int32], tl.int32, s)
+
+    p.__name__ = p.__qualname__ = f"{c}_p"
+    p.__doc__ = f"Writes one {ty} ``value`` to symmetric ``dest`` on PE ``pe`` (``{sym}``)."
+    return core.extern(p)
+
+
+def _make_g(c: str, ty: Any) -> Any:
+    sym = f"rocshmem_{c}_g"
+
+    def g(source, pe, _semantic=None):
+        s = _semantic
+        return _call(sym, [_i64(source, s), _i32(pe, s)], [tl.int64, tl.int32], ty, s)
+
+    g.__name__ = g.__qualname__ = f"{c}_g"
+    g.__doc__ = f"Reads one {ty} from symmetric ``source`` on PE ``pe`` (``{sym}``)."
+    return core.extern(g)
+
+
+# Atomics on 32- and 64-bit words: type -> Triton type; operation -> (values taken, returns).
+_AMO_TYPES = {"int32": tl.int32, "int64": tl.int64, "uint32": tl.uint32, "uint64": tl.uint64}
+_AMO_OPS = {"fetch": (0, True), "set": (1, False), "swap": (1, True), "compare_swap": (2, True),
+            "fetch_add": (1, True), "add": (1, False), "fetch_inc": (0, True), "inc": (0, False),
+            "fetch_and": (1, True), "and": (1, False), "fetch_or": (1, True), "or": (1, False),
+            "fetch_xor": (1, True), "xor": (1, False)}
+
+
+def _make_amo(t: str, op: str) -> Any:
+    ty = _AMO_TYPES[t]
+    nvals, fetch = _AMO_OPS[op]
+    sym = f"rocshmem_{t}_atomic_{op}"
+
+    def emit(dest: Any, vals: List[Any], pe: Any, s: Any) -> Any:
+        args = [_i64(dest, s)] + [core.cast(s.to_tensor(v), ty, _semantic=s) for v in vals] + [_i32(pe, s)]
+        r = _call(sym, args, [tl.int64] + [ty] * nvals + [tl.int32], ty if fetch else tl.int32, s)
+        return r if fetch else None
+
+    f: Callable[..., Any]
+    if nvals == 0:
+        def f0(dest, pe, _semantic=None):
+            return emit(dest, [], pe, _semantic)
+        f = f0
+    elif nvals == 1:
+        def f1(dest, value, pe, _semantic=None):
+            return emit(dest, [value], pe, _semantic)
+        f = f1
+    else:
+        def f2(dest, cond, value, pe, _semantic=None):
+            return emit(dest, [cond, value], pe, _semantic)
+        f = f2
+    f.__name__ = f.__qualname__ = f"{t}_atomic_{op}"
+    f.__doc__ = f"``{sym}``: the atomic {op.replace('_', ' ')} of a {t} on PE ``pe``" + \
+        (" (returns the value before)." if fetch else ".")
+    return core.extern(f)
+
+
+_GENERATED: List[str] = []
+for _c, _ty in _SCALAR.items():
+    for _f in (_make_p(_c, _ty), _make_g(_c, _ty)):
+        globals()[_f.__name__] = _f
+        _GENERATED.append(_f.__name__)
+for _t in _AMO_TYPES:
+    for _op in _AMO_OPS:
+        _f = _make_amo(_t, _op)
+        globals()[_f.__name__] = _f
+        _GENERATED.append(_f.__name__)
+
+# ---------------------------------------------------------------------------------------------
+# Work-group collectives on a team. Their C-linkage entry points take the team handle first
+# (0 = the world team), as upstream added for PyTorch's _rocshmem_triton.py (issue 36): the
+# bitcode has them once the device library's wrappers are in; until then a kernel calling one
+# fails to compile with a message saying so (the functions look into the bitcode they link).
+
+_REDUCE_TYPES = {"short": tl.int16, "int": tl.int32, "long": tl.int64, "float": tl.float32, "double": tl.float64}
+_REDUCE_OPS = ("sum", "max", "min", "prod")
+_bitcode_names: Dict[str, bytes] = {}
+
+
+def _require(symbol: str) -> None:
+    """Refuses, at compile time, a call the linked bitcode cannot resolve."""
+    path = _last_bitcode
+    if path is None:
+        return  # compiled without options() (extern_libs given by hand): the link decides
+    data = _bitcode_names.get(path)
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+        _bitcode_names[path] = data
+    if symbol.encode() not in data:
+        raise error("rocshmem.triton", f"{symbol} is not in {path}: this bitcode has no C-linkage team collectives "
+                                       "yet (the device library's wrappers of issue 36, which take the team first); "
+                                       "use barrier_all_wg, or a newer bitcode")
+
+
+@core.extern
+def team_barrier_wg(team, _semantic=None):
+    """Barrier over ``team`` (0: the world team) by the whole work-group (``rocshmem_barrier_wg``
+    with the team first)."""
+    _require("rocshmem_team_barrier_wg")
+    s = _semantic
+    _call("rocshmem_team_barrier_wg", [_i64(team, s)], [tl.int64], tl.int32, s)
+
+
+@core.extern
+def broadcastmem_wg(team, dst, src, nbytes, pe_root, _semantic=None):
+    """``nbytes`` of ``src`` of team member ``pe_root`` into ``dst`` of every member (whole
+    work-group; ``rocshmem_broadcastmem_wg``)."""
+    _require("rocshmem_broadcastmem_wg")
+    s = _semantic
+    _call("rocshmem_broadcastmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe_root, s)],
+          [tl.int64, tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+
+
+@core.extern
+def alltoallmem_wg(team, dst, src, nbytes, _semantic=None):
+    """All-to-all over ``team``: ``nbytes`` per member (whole work-group;
+    ``rocshmem_alltoallmem_wg``)."""
+    _require("rocshmem_alltoallmem_wg")
+    s = _semantic
+    _call("rocshmem_alltoallmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s)],
+          [tl.int64, tl.int64, tl.int64, tl.int64], tl.int32, s)
+
+
+@core.extern
+def fcollectmem_wg(team, dst, src, nbytes, _semantic=None):
+    """All-gather over ``team``: every member's ``nbytes`` of ``src`` into ``dst`` in team order
+    (whole work-group; ``rocshmem_fcollectmem_wg``)."""
+    _require("rocshmem_fcollectmem_wg")
+    s = _semantic
+    _call("rocshmem_fcollectmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s)],
+          [tl.int64, tl.int64, tl.int64, tl.int64], tl.int32, s)
+
+
+def _make_reduce(c: str, op: str) -> Any:
+    sym = f"rocshmem_{c}_{op}_reduce_wg"
+
+    def f(team, dst, src, nreduce, _semantic=None):
+        _require(sym)
+        s = _semantic
+        return _call(sym, [_i32(team, s), _i64(dst, s), _i64(src, s), _i32(nreduce, s)],
+                     [tl.int32, tl.int64, tl.int64, tl.int32], tl.int32, s)
+
+    f.__name__ = f.__qualname__ = f"{c}_{op}_reduce_wg"
+    f.__doc__ = f"``{sym}(team, dst, src, nreduce)``: the {op} of ``src`` over ``team`` (0: the world team) " \
+        "into ``dst`` on every member (whole work-group; returns the C status)."
+    return core.extern(f)
+
+
+for _c in _REDUCE_TYPES:
+    for _op in _REDUCE_OPS:
+        _f = _make_reduce(_c, _op)
+        globals()[_f.__name__] = _f
+        _GENERATED.append(_f.__name__)
+
 DEVICE_FUNCTIONS = ("my_pe", "n_pes", "putmem_wg", "getmem_wg", "putmem_nbi_wg", "putmem_signal_wg",
-                    "uint64_wait_until", "signal_fetch", "barrier_all_wg", "sync_all_wg", "quiet", "fence")
+                    "uint64_wait_until", "signal_fetch", "barrier_all_wg", "sync_all_wg", "quiet", "fence",
+                    "ptr", "signal_wait_until", "signal_set", "signal_add", "team_barrier_wg", "broadcastmem_wg",
+                    "alltoallmem_wg", "fcollectmem_wg", *_GENERATED)
+TEAM_COLLECTIVES = ("team_barrier_wg", "broadcastmem_wg", "alltoallmem_wg", "fcollectmem_wg",
+                    *[f"{c}_{op}_reduce_wg" for c in _REDUCE_TYPES for op in _REDUCE_OPS])
+"""The functions that need the device library's C-linkage team collectives in the bitcode."""
 
 # ---------------------------------------------------------------------------------------------
 # The bitcode
 
 
-def _current_arch() -> int:
+def current_target() -> Tuple[str, str]:
+    """(backend, arch) of Triton's active GPU: ("cuda", "90") or ("hip", "gfx942")."""
     from triton.runtime import driver
 
     target = driver.active.get_current_target()
-    if target.backend != "cuda":
+    if target.backend not in ("cuda", "hip"):
         raise error("rocshmem.triton", f"Triton's active backend is {target.backend!r}: rocshmem.triton supports "
-                                       "NVIDIA GPUs (cuda) only; AMD is not done")
-    return int(target.arch)
+                                       "NVIDIA (cuda) and AMD (hip) GPUs")
+    return target.backend, str(target.arch).split(":")[0]
 
 
-def bitcode_path(arch: Optional[int] = None) -> str:
-    """The device bitcode for compute capability ``arch`` (default: the current GPU's):
-    ``ROCSHMEM_BITCODE`` if set, else ``librocshmem_device_sm_<arch>.bc`` next to
-    ``ROCSHMEM_LIBRARY`` (when set) or in the package."""
+def bitcode_name(arch: Any) -> str:
+    """The bitcode file of an arch: ``librocshmem_device_sm_90.bc`` for compute capability 90
+    (or "sm_90"), ``librocshmem_device_gfx942.bc`` for "gfx942" (features such as ":sramecc+"
+    dropped)."""
+    a = str(arch).split(":")[0]
+    if a.startswith("gfx"):
+        return f"librocshmem_device_{a}.bc"
+    return f"librocshmem_device_sm_{a[3:] if a.startswith('sm_') else int(a)}.bc"
+
+
+def bitcode_dirs() -> List[str]:
+    """Where the bitcode is looked for, in order: next to ``ROCSHMEM_LIBRARY``, the package,
+    ``ROCSHMEM_LIB_DIR``, ``$ROCM_PATH/lib`` (default /opt/rocm/lib)."""
+    dirs = []
+    if os.environ.get("ROCSHMEM_LIBRARY"):
+        dirs.append(os.path.dirname(os.path.abspath(os.environ["ROCSHMEM_LIBRARY"])))
+    dirs.append(package_lib_dir())
+    if os.environ.get("ROCSHMEM_LIB_DIR"):
+        dirs.append(os.environ["ROCSHMEM_LIB_DIR"])
+    dirs.append(os.path.join(os.environ.get("ROCM_PATH", "/opt/rocm"), "lib"))
+    return dirs
+
+
+def bitcode_path(arch: Any = None) -> str:
+    """The device bitcode for ``arch`` (default: the current GPU's; an NVIDIA compute capability
+    such as 90, or an AMD arch such as "gfx942"): ``ROCSHMEM_BITCODE`` if set, else
+    :func:`bitcode_name` in :func:`bitcode_dirs`."""
     env = os.environ.get("ROCSHMEM_BITCODE")
     if env:
         if not os.path.isfile(env):
             raise error("rocshmem.triton", f"ROCSHMEM_BITCODE={env}: no such file")
         return os.path.abspath(env)
-    arch = _current_arch() if arch is None else int(arch)
-    name = f"librocshmem_device_sm_{arch}.bc"
-    dirs = []
-    if os.environ.get("ROCSHMEM_LIBRARY"):
-        dirs.append(os.path.dirname(os.path.abspath(os.environ["ROCSHMEM_LIBRARY"])))
-    dirs.append(package_lib_dir())
+    if arch is None:
+        arch = current_target()[1]
+    name = bitcode_name(arch)
+    dirs = bitcode_dirs()
     for d in dirs:
         p = os.path.join(d, name)
         if os.path.isfile(p):
             return p
-    have = sorted({f for d in dirs if os.path.isdir(d) for f in os.listdir(d) if f.startswith("librocshmem_device_sm_")})
-    raise error("rocshmem.triton", f"no {name} in {' or '.join(dirs)} (found: {have or 'none'}); build the package "
-                                   f"with -C cmake.define.ROCSHMEM_CUDA_ARCHS={arch} (needs clang/llvm >= 16), or set "
+    have = sorted({f for d in dirs if os.path.isdir(d) for f in os.listdir(d) if f.startswith("librocshmem_device_")
+                   and f.endswith(".bc")})
+    how = ("build the package with -C cmake.define.ROCSHMEM_AMD=AUTO (needs ROCm's clang), or set ROCSHMEM_LIB_DIR"
+           if name.startswith("librocshmem_device_gfx") else
+           "build the package with -C cmake.define.ROCSHMEM_CUDA_ARCHS=<arch> (needs clang/llvm >= 16)")
+    raise error("rocshmem.triton", f"no {name} in {' or '.join(dirs)} (found: {have or 'none'}); {how}, or set "
                                    "ROCSHMEM_BITCODE")
 
 
+_last_bitcode: Optional[str] = None
 _options_cache: Dict[Any, Dict[str, Any]] = {}
 
 
-def options(arch: Optional[int] = None, bitcode: Optional[str] = None) -> Dict[str, Any]:
+def options(arch: Any = None, bitcode: Optional[str] = None) -> Dict[str, Any]:
     """The launch options that link rocSHMEM's bitcode into a kernel: pass them to every launch
     of a plain ``@triton.jit`` kernel that calls the functions above (``@rocshmem.triton.jit``
     kernels get them automatically). ``bitcode``: this file instead of :func:`bitcode_path`."""
+    global _last_bitcode
     path = os.path.abspath(bitcode) if bitcode else bitcode_path(arch)
+    _last_bitcode = path
     opts = _options_cache.get(path)
     if opts is None:
-        opts = {"extern_libs": {LIB_NAME: path}}
+        amd = os.path.basename(path).startswith("librocshmem_device_gfx") or \
+            (arch is not None and str(arch).startswith("gfx"))
+        opts = {"extern_libs": {LIB_NAME_AMD if amd else LIB_NAME: path}}
         with open(path, "rb") as f:
             # clang's CUDA bitcode fixes the nvvm-reflect-ftz flag, which conflicts with the
             # value Triton sets; without Triton's, libdevice does not flush denormals.
@@ -247,31 +493,49 @@ def jit(fn: Any = None, **kwargs: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Module init: Triton's kernel-load hook
 
-# CU_STREAM_LEGACY: the legacy default stream, where torch and Triton launch by default (NULL
-# would mean the per-thread default stream to rocshmem_hipmodule_init).
+# CU_STREAM_LEGACY: the legacy default stream, where torch and Triton launch by default on
+# NVIDIA (NULL would mean the per-thread default stream to rocshmem_hipmodule_init there). On
+# AMD the null stream (0) is HIP's legacy default stream already.
 _CU_STREAM_LEGACY = 1
 _GLOBALS = (b"ROCSHMEM_CTX_DEFAULT", b"rocshmemi_device_fast")
+# The code object Triton loads, by backend: its file in the kernel's metadata group.
+_BINARY_SUFFIX = {"cuda": ".cubin", "hip": ".hsaco"}
 
 modules: List[Tuple[str, int]] = []
-"""(kernel name, CUmodule) of every module initialised, in order."""
+"""(kernel name, module) of every module initialised, in order (a CUmodule or a hipModule_t)."""
 _modules_lock = threading.Lock()
 
 
+def _default_stream() -> int:
+    """The stream Triton launches on; the legacy default stream where that is 0 on NVIDIA."""
+    from triton.runtime import driver
+
+    backend = driver.active.get_current_target().backend
+    stream = driver.active.get_current_stream(driver.active.get_current_device())
+    if not stream and backend == "cuda":
+        return _CU_STREAM_LEGACY
+    return int(stream or 0)
+
+
 def module_init(module: int, name: str = "?", stream: Optional[int] = None) -> None:
-    """``rocshmem_hipmodule_init`` on a CUmodule: a stream-ordered copy of the library's device
-    state into the module's globals, without synchronisation (fine during graph capture).
-    ``stream``: a CUstream handle; by default the one Triton launches on."""
+    """``rocshmem_hipmodule_init`` on a loaded module (a ``CUmodule``, or a ``hipModule_t`` on
+    AMD): a stream-ordered copy of the library's device state into the module's globals, without
+    synchronisation (fine during graph capture). ``stream``: by default the one Triton launches
+    on."""
     if not _core.initialized():
         raise error("rocshmem.triton", f"Triton loaded kernel {name}, which calls rocSHMEM, before rocshmem.init: "
                                        "initialise first, then launch")
     if stream is None:
-        from triton.runtime import driver
-
-        stream = driver.active.get_current_stream(driver.active.get_current_device()) or _CU_STREAM_LEGACY
+        stream = _default_stream()
     call("rocshmem_hipmodule_init", ctypes.c_void_p(module), ctypes.c_void_p(stream), fails=bool)
     with _modules_lock:
         if all(m != module for _, m in modules):
             modules.append((name, module))
+
+
+def holds_rocshmem_globals(image: bytes) -> bool:
+    """Whether a code object (cubin or hsaco) holds rocSHMEM's device globals, i.e. calls it."""
+    return any(g in image for g in _GLOBALS)
 
 
 def _on_kernel_load(module: Any, function: Any, name: str, metadata_group: Dict[str, str], hash: str,
@@ -279,12 +543,12 @@ def _on_kernel_load(module: Any, function: Any, name: str, metadata_group: Dict[
     """Triton's kernel_load_end_hook: right after a module is loaded, on the launching thread."""
     if module is None:
         return
-    binary = next((p for f, p in metadata_group.items() if f.endswith(".cubin")), None)
+    binary = next((p for f, p in metadata_group.items() if f.endswith(tuple(_BINARY_SUFFIX.values()))), None)
     if binary is None:
         return
     with open(binary, "rb") as f:
         image = f.read()
-    if any(g in image for g in _GLOBALS):
+    if holds_rocshmem_globals(image):
         module_init(int(module), name)
 
 
@@ -292,8 +556,11 @@ def _reinit_modules() -> None:
     """After a new init: modules loaded earlier hold the previous runtime's values."""
     with _modules_lock:
         known = list(modules)
+    if not known:
+        return
+    stream = _default_stream()
     for name, module in known:
-        call("rocshmem_hipmodule_init", ctypes.c_void_p(module), ctypes.c_void_p(_CU_STREAM_LEGACY), fails=bool)
+        call("rocshmem_hipmodule_init", ctypes.c_void_p(module), ctypes.c_void_p(stream), fails=bool)
 
 
 def _install() -> None:
@@ -305,5 +572,8 @@ def _install() -> None:
 
 _install()
 
-__all__ = ["CMP_EQ", "CMP_GE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_NE", "LIB_NAME", "SIGNAL_ADD", "SIGNAL_SET",
-           "RocshmemJITFunction", "bitcode_path", "jit", "module_init", "modules", "options", *DEVICE_FUNCTIONS]
+__all__ = ["CMP_EQ", "CMP_GE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_NE", "LIB_NAME", "LIB_NAME_AMD", "SIGNAL_ADD",
+           "SIGNAL_SET",
+           "RocshmemJITFunction", "bitcode_dirs", "bitcode_name", "bitcode_path", "current_target",
+           "holds_rocshmem_globals", "jit", "module_init", "modules", "options", "TEAM_COLLECTIVES",
+           *DEVICE_FUNCTIONS]

@@ -297,6 +297,15 @@ pub extern "C" fn rocshmem_last_error() -> *const c_char {
     }
 }
 
+/// Internal (for bindings such as the Python package, which raise each error as an exception
+/// carrying the line): `on` non-zero makes this thread's error lines go only to
+/// `rocshmem_last_error`, not to stderr as well, so that each is shown once; a line not taken
+/// before the process ends is printed then. Returns the previous setting (0 or 1).
+#[unsafe(no_mangle)]
+pub extern "C" fn rocshmemi_errors_to_caller(on: c_int) -> c_int {
+    catch_unwind(|| crate::log::set_caller_takes(on != 0) as c_int).unwrap_or(0)
+}
+
 /// Thread level of the host API: always ROCSHMEM_THREAD_MULTIPLE.
 ///
 /// # Safety

@@ -341,6 +341,7 @@ impl Mpi {
     }
 
     pub fn abort(&self, status: i32) -> ! {
+        crate::log::flush_untaken(); // MPI_Abort ends the process without running exit_now
         // SAFETY: MPI_Abort ends the job; it does not return in practice.
         unsafe {
             match self.flavour {

@@ -1,0 +1,1 @@
+"""Framework interop for rocshmem4py: ``rocshmem4py.interop.torch``."""

@@ -44,7 +44,8 @@
  *  platform id        kPlatform (0 host, 1 amd, 2 nvidia, as rocshmem_device_state::platform)
  *
  * Macros: ROCSHMEM_DEV (declares a device function: __device__ on GPUs, nothing on host),
- * ROCSHMEM_DEV_INLINE (forced-inline device function), ROCSHMEM_DEVICE_PASS (1 while compiling
+ * ROCSHMEM_DEV_INLINE (forced-inline device function), ROCSHMEM_DEV_OUTLINE (a device function
+ * kept out of line: below), ROCSHMEM_DEVICE_PASS (1 while compiling
  * device code: the GPU device pass, or always on host), ROCSHMEM_GPU_DEVICE_PASS (1 only in a
  * GPU's device pass), ROCSHMEM_PLATFORM_GPU (1 on AMD and NVIDIA, 0 on host).
  *
@@ -109,6 +110,14 @@ constexpr int builtin_order(Order o) {
 #define ROCSHMEM_GPU_DEVICE_PASS 0
 #define ROCSHMEM_PLATFORM_GPU 0
 #endif
+
+// A device function kept out of line on purpose: one copy per template instance instead of one
+// per call site, for large bodies that many entry points share (a reduction's algorithm, the
+// barrier inside a collective), where a call costs nothing next to the work and barriers inside.
+// The whole device API inlined everything once: every reduction's algorithm then appeared in each
+// of its ~4 wrappers and each barrier in each of its ~6 sites, and the AMD bitcode's optimiser
+// spent most of its minutes per arch on those copies (docs/development.md, "Where the time goes").
+#define ROCSHMEM_DEV_OUTLINE ROCSHMEM_DEV __attribute__((noinline)) inline
 
 namespace rocshmem {
 namespace platform {

@@ -258,7 +258,7 @@ ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *de
       for (size_t i = r; i < len; i += gs) acc[i] = m == 0 ? N::to(from[i]) : combine<OP>(acc[i], N::to(from[i]));
       grp_sync<G>();  // `got` is read before the next member's data lands in it
     }
-    team_sync<G>(cc.s, cc.t, true);
+    team_sync_call<G>(cc.s, cc.t, true);
     for (size_t i = r; i < len; i += gs) dest[at + i] = N::from(acc[i]);
     grp_sync<G>();
   }
@@ -269,7 +269,7 @@ ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *de
  * reduction and my_pe * nreduce for a reduce-scatter.
  */
 template <class T, Op OP, Grp G>
-ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source, int nreduce,
+ROCSHMEM_DEV_OUTLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source, int nreduce,
                                     bool scatter) {
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || nreduce < 0) return ROCSHMEM_ERROR;
@@ -282,13 +282,13 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
   if (by_gda(cc)) {
-    team_sync<G>(cc.s, cc.t, true);
+    team_sync_call<G>(cc.s, cc.t, true);
     reduce_gda<T, OP, G>(ctx, cc, dest, source, block, count);
-    team_sync<G>(cc.s, cc.t, true);
+    team_sync_call<G>(cc.s, cc.t, true);
     return ROCSHMEM_SUCCESS;
   }
   const bool in_place = count > 0 && static_cast<const void *>(dest) == static_cast<const void *>(source);
-  team_sync<G>(cc.s, cc.t, true);
+  team_sync_call<G>(cc.s, cc.t, true);
   if (!in_place) {
     combine_into<T, OP, G>(cc, dest, source, block, count);
   } else {
@@ -298,12 +298,12 @@ ROCSHMEM_DEV_INLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T 
       size_t len = count - at < chunk ? count - at : chunk;
       combine_into<T, OP, G>(cc, scratch, source, block + at, len);
       // Every member has read what it needs of this chunk before anyone overwrites it.
-      team_sync<G>(cc.s, cc.t, true);
+      team_sync_call<G>(cc.s, cc.t, true);
       grp_copy<G>(dest + at, scratch, len * sizeof(T));
       grp_sync<G>();
     }
   }
-  team_sync<G>(cc.s, cc.t, true);
+  team_sync_call<G>(cc.s, cc.t, true);
   return ROCSHMEM_SUCCESS;
 }
 

@@ -108,7 +108,7 @@ ROCSHMEM_DEV_INLINE void gda_carried() {
 // examples/triton/check_compile.py on the H200, reproduced with the CPU-only triton wheel).
 #define ROCSHMEM_ROUTED ROCSHMEM_DEV_INLINE
 #else
-#define ROCSHMEM_ROUTED ROCSHMEM_DEV __attribute__((noinline)) inline
+#define ROCSHMEM_ROUTED ROCSHMEM_DEV_OUTLINE
 #endif
 
 // ---- RMA: putmem/getmem (every group form), p, g ----

@@ -103,6 +103,16 @@ ROCSHMEM_DEV_INLINE void team_sync(const rocshmem_device_state *s, const rocshme
   if (!world_sync<G>(t, release)) team_sync_entry<G>(s, t, release);
 }
 
+/**
+ * team_sync kept out of line: the barriers inside a collective's body that is itself large
+ * (a reduction's algorithm, the stream kernels), one copy per group scope instead of one per
+ * call site. The barrier and sync calls of the API keep theirs inline.
+ */
+template <Grp G>
+ROCSHMEM_DEV_OUTLINE void team_sync_call(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
+  team_sync<G>(s, t, release);
+}
+
 /** The world team of a context's state (slot 0), as a handle. */
 ROCSHMEM_DEV_INLINE rocshmem_team_t world_team(rocshmem_ctx_t ctx) {
   // Every context's state is this PE's one state, whose world team the constant table names.

@@ -27,8 +27,8 @@
  * (OpenSHMEM's rule), so the calls of a team never share a slot at once.
  *
  * In-place reductions (dest overlapping source) stage through the team's scratch with a team
- * barrier per chunk: they stay on one work-group (the core launches one; if it is given more,
- * work-group 0 does it all and the others return).
+ * barrier per chunk: they stay on one work-group, running the device library's reduction (the
+ * core launches one; if it is given more, work-group 0 does it all and the others return).
  */
 #ifndef ROCSHMEM_DEVICE_STREAM_GRID_HPP
 #define ROCSHMEM_DEVICE_STREAM_GRID_HPP
@@ -93,7 +93,7 @@ ROCSHMEM_DEV_INLINE void collective(const CollCtx &cc, Body body) {
   if (first) {
     // The team's entry barrier, once for the whole grid (its flags are acquired at system
     // scope; the release below passes them on to the other work-groups).
-    team_sync<Grp::wg>(cc.s, cc.t, true);
+    team_sync_call<Grp::wg>(cc.s, cc.t, true);
     if (spread && leader()) atomic_add<Scope::system, Order::release>(&g->arrive, kReleased);
   }
   body(spread ? Part{block_id(), grid_size()} : Part{0, 1});
@@ -110,28 +110,7 @@ ROCSHMEM_DEV_INLINE void collective(const CollCtx &cc, Body body) {
       atomic_store<Scope::device, Order::relaxed>(&g->depart, uint64_t(0));
     }
   }
-  team_sync<Grp::wg>(cc.s, cc.t, true);
-}
-
-/**
- * An in-place reduction (dest overlaps source) on one work-group: as the device library's
- * reduce_impl, through this PE's slot scratch in chunks, with a team barrier between computing
- * a chunk and writing it back.
- */
-template <class T, Op OP>
-ROCSHMEM_DEV_INLINE void reduce_in_place(const CollCtx &cc, T *dest, const T *source, size_t count) {
-  team_sync<Grp::wg>(cc.s, cc.t, true);
-  T *scratch = reinterpret_cast<T *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
-  const size_t chunk = cc.s->dev_scratch_bytes / sizeof(T);
-  for (size_t at = 0; at < count; at += chunk) {
-    const size_t len = count - at < chunk ? count - at : chunk;
-    combine_into<T, OP, Grp::wg>(cc, scratch, source, at, len);
-    // Every member has read what it needs of this chunk before anyone overwrites it.
-    team_sync<Grp::wg>(cc.s, cc.t, true);
-    grp_copy<Grp::wg>(dest + at, scratch, len * sizeof(T));
-    grp_sync<Grp::wg>();
-  }
-  team_sync<Grp::wg>(cc.s, cc.t, true);
+  team_sync_call<Grp::wg>(cc.s, cc.t, true);
 }
 
 /** The kernels the core launches: kernels.hpp's bodies, the collectives over the grid. */
@@ -203,7 +182,9 @@ ROCSHMEM_DEV_INLINE void k_reduce(const Args &a) {
   const size_t count = size_t(a.count);
   const uintptr_t d = reinterpret_cast<uintptr_t>(dest), s = reinterpret_cast<uintptr_t>(source);
   if (d < s + count * sizeof(T) && s < d + count * sizeof(T)) {
-    if (platform::block_id() == 0) reduce_in_place<T, static_cast<Op>(OP)>(cc, dest, source, count);
+    // In place (the core refuses a partial overlap): the device library's reduction, which
+    // stages through the team's scratch, on one work-group.
+    if (platform::block_id() == 0) stream::k_reduce<T, OP>(a);
     return;
   }
   collective(cc, [&](Part part) {

@@ -197,8 +197,32 @@ fn stream_ptx(root: &Path, out: &Path) {
         }
         Ok(())
     };
+    // Kept by the hash of their inputs (device/, the public headers, this script, the compiler
+    // found, ptxas and the SASS arches): every cargo profile (clippy, test, release, pip) and
+    // every build folder that shares the cache compiles them once (docs/development.md).
+    let cached = ["stream_core.pack", "stream_reduce.pack"];
+    let cache = |clang: &Path| -> Option<PathBuf> {
+        let version = std::process::Command::new(clang).arg("--version").output().ok()?;
+        println!("cargo:rerun-if-env-changed=ROCSHMEM_STREAM_SASS");
+        let plan = format!(
+            "stream {}\n{}\n{:?}\n{:?}\n{}",
+            clang.display(),
+            String::from_utf8_lossy(&version.stdout),
+            find_ptxas(),
+            std::env::var("ROCSHMEM_STREAM_SASS").ok(),
+            include_str!("build.rs")
+        );
+        Some(amd_build::cache_dir("stream")?.join(amd_build::inputs_hash(root, &plan)))
+    };
     let mut why = Vec::new();
     for clang in candidates {
+        let cache = cache(&clang);
+        if let Some(c) = &cache {
+            if amd_build::cache_get(c, &cached, out).unwrap_or(false) {
+                println!("cargo:rustc-cfg=rocshmem_stream_ptx");
+                return;
+            }
+        }
         let core = out.join("stream_core.ptx");
         let reduce = out.join("stream_reduce.ptx");
         match compile(&clang, "device/stream/module_core.cu", &core)
@@ -212,6 +236,11 @@ fn stream_ptx(root: &Path, out: &Path) {
                         s.spawn(move || pack_stream_module(ptx, 70, &dst, ptxas));
                     }
                 });
+                if let Some(c) = &cache {
+                    if let Err(e) = amd_build::cache_put(out, &cached, c) {
+                        println!("cargo:warning=rocSHMEM: stream kernels not cached in {}: {e}", c.display());
+                    }
+                }
                 println!("cargo:rustc-cfg=rocshmem_stream_ptx");
                 return;
             }

@@ -301,7 +301,7 @@ fn files_under(dir: &Path, acc: &mut Vec<PathBuf>) {
 
 /// A hash of everything the products depend on: everything under device/, the public
 /// headers they include, the arch plan, the compilers, and this build code.
-fn inputs_hash(root: &Path, plan: &str) -> String {
+pub fn inputs_hash(root: &Path, plan: &str) -> String {
     use std::hash::{Hash, Hasher};
     let mut files = Vec::new();
     for d in ["device", "include/rocshmem"] {
@@ -692,7 +692,7 @@ pub fn build(root: &Path, out: &Path) {
         return;
     }
     clear_products(&work);
-    let cache = env("ROCSHMEM_AMD_CACHE").map(|c| PathBuf::from(c).join(&hash));
+    let cache = cache_dir("amd").map(|c| c.join(&hash));
     if let Some(c) = &cache {
         match from_cache(c, &work, &hash) {
             Ok(true) => return warn(&format!("AMD device library from the cache (inputs unchanged): {}", c.display())),
@@ -811,29 +811,60 @@ fn product_files(work: &Path) -> Option<Vec<String>> {
 }
 
 /// Copies the products of an earlier build with the same inputs from `cache` (a folder named by
-/// the inputs hash under `$ROCSHMEM_AMD_CACHE`) into `work`: true when it had them all.
+/// the inputs hash under the AMD cache folder) into `work`: true when it had them all.
 fn from_cache(cache: &Path, work: &Path, hash: &str) -> Result<bool, String> {
     let Some(files) = product_files(cache) else { return Ok(false) };
-    if !files.iter().all(|f| cache.join(f).is_file()) {
+    let mut names: Vec<&str> = files.iter().map(String::as_str).collect();
+    names.push("products.txt");
+    if !cache_get(cache, &names, work)? {
         return Ok(false);
-    }
-    for f in files.iter().map(String::as_str).chain(["products.txt"]) {
-        std::fs::copy(cache.join(f), work.join(f)).map_err(|e| format!("{f}: {e}"))?;
     }
     std::fs::write(work.join("inputs.hash"), hash).map_err(|e| e.to_string())?;
     Ok(true)
 }
 
-/// Keeps this build's products in `cache` for later builds with the same inputs (written to a
-/// temporary folder, then renamed, so that a reader never sees half of it), and removes all but
-/// the four newest entries beside it.
 fn to_cache(work: &Path, cache: &Path) -> Result<(), String> {
     let files = product_files(work).ok_or("no products.txt")?;
+    let mut names: Vec<&str> = files.iter().map(String::as_str).collect();
+    names.push("products.txt");
+    cache_put(work, &names, cache)
+}
+
+/// The folder that keeps device products by the hash of their inputs, shared by every cargo
+/// profile and build folder that names it: `$ROCSHMEM_DEVICE_CACHE/<kind>` (CI: under
+/// /var/cache/rocshmem-ci), else `<cargo target folder>/device-cache/<kind>`, so that the dev
+/// and release profiles of one build folder compile the same device code once. None outside a
+/// build script without that variable (device/amd_main.rs).
+pub fn cache_dir(kind: &str) -> Option<PathBuf> {
+    if let Some(d) = env("ROCSHMEM_DEVICE_CACHE") {
+        return Some(PathBuf::from(d).join(kind));
+    }
+    // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out.
+    let out = PathBuf::from(std::env::var_os("OUT_DIR")?);
+    Some(out.ancestors().nth(4)?.join("device-cache").join(kind))
+}
+
+/// Copies `files` from `cache` into `work`: true when the cache had them all (false, nothing
+/// copied, when it had not).
+pub fn cache_get(cache: &Path, files: &[&str], work: &Path) -> Result<bool, String> {
+    if !files.iter().all(|f| cache.join(f).is_file()) {
+        return Ok(false);
+    }
+    for f in files {
+        std::fs::copy(cache.join(f), work.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    Ok(true)
+}
+
+/// Keeps `files` of `work` in `cache` for later builds with the same inputs (written to a
+/// temporary folder, then renamed, so that a reader never sees half of it), and removes all but
+/// the four newest entries beside it.
+pub fn cache_put(work: &Path, files: &[&str], cache: &Path) -> Result<(), String> {
     let parent = cache.parent().ok_or("no parent")?;
     let tmp = parent.join(format!(".tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
-    for f in files.iter().map(String::as_str).chain(["products.txt"]) {
+    for f in files {
         std::fs::copy(work.join(f), tmp.join(f)).map_err(|e| format!("{f}: {e}"))?;
     }
     let _ = std::fs::remove_dir_all(cache);

@@ -55,11 +55,14 @@ elseif(MODE STREQUAL "REQUIRE")
                       "(no ${CARGO_OUT}/build/rocshmem-*/out/amd/products.txt): see its warning lines")
 endif()
 
-# Products of an earlier build that this one did not make must not be installed. (With
-# NVIDIA=ON the NVIDIA device library and bitcode live under the same names: left alone.)
-set(old "")
-if(NOT NVIDIA)
-  file(GLOB old "${STAGE_LIB}/librocshmem_device*")
+# AMD products of an earlier build that this one did not make must not be installed. Only AMD
+# names are touched: the NVIDIA bitcode (librocshmem_device_sm_XX.bc, device/bitcode.cmake) is
+# staged in the same folder by another target, in any order relative to this one, and with
+# NVIDIA=ON librocshmem_device.a is NVIDIA's. (Removing every librocshmem_device* here once left
+# `pip install` without its sm_90 bitcode, depending on which target ran last.)
+file(GLOB old "${STAGE_LIB}/librocshmem_device_gfx*")
+if(NOT NVIDIA AND EXISTS "${STAGE_LIB}/librocshmem_device.a")
+  list(APPEND old "${STAGE_LIB}/librocshmem_device.a")
 endif()
 foreach(f IN LISTS old)
   get_filename_component(n "${f}" NAME)

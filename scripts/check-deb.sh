@@ -6,6 +6,7 @@
 # Python's ctypes.CDLL("librocshmem.so.3") at 2 PEs, and rocshmem_info; then purge them and
 # check that they left nothing behind.
 #   scripts/check-deb.sh [BUILD_DIR]
+#   scripts/check-deb.sh --root      only make the clean root below (if missing)
 # BUILD_DIR: a CMake build of this checkout (CI: build). The package build then reuses its cargo
 # products (debian/rules: ROCSHMEM_DEB_CARGO_TARGET_DIR) with the same AMD arches and hipcc
 # (ROCSHMEM_HIPCC: CI's is today's ROCm, scripts/rocm-sid.sh), so nothing is compiled again, and
@@ -13,7 +14,7 @@
 # build (Debian 12's HIP 5.2).
 # The clean root (mmdebstrap: Debian 12 with gcc, g++, make, cmake, pkg-config, python3, from
 # this machine's apt sources) is made once and kept in $ROCSHMEM_DEB_ROOT (default
-# /var/cache/rocshmem/bookworm-root); every run works in an overlay on it and leaves it clean.
+# $ROCSHMEM_CI_CACHE/bookworm-root, /var/cache/rocshmem-ci/bookworm-root); every run works in an overlay on it and leaves it clean.
 # The packages are built in place, so dpkg-buildpackage writes them next to the checkout; they
 # are moved from there into a temporary folder at once ($ROCSHMEM_DEB_KEEP=DIR keeps a copy).
 set -eu
@@ -30,6 +31,32 @@ trap cleanup EXIT
 say() { echo "deb: $*"; }
 fail() { echo "deb: FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (chroot and mounts for the clean root)"
+
+# The clean root, made once and kept while its package list is unchanged.
+root=${ROCSHMEM_DEB_ROOT:-${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}/bookworm-root}
+make_clean_root() {
+  tools="gcc g++ libc6-dev make cmake pkg-config python3"
+  [ "$(cat "$root.stamp" 2>/dev/null)" != "$tools" ] || return 0
+  t0=$(date +%s)
+  command -v mmdebstrap >/dev/null || fail "mmdebstrap not found (scripts/deps.sh --test installs it)"
+  rm -rf "$root" "$root.new" "$root.stamp"
+  mkdir -p "$(dirname "$root")"
+  sources=""
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    if [ -f "$f" ] && grep -q '^[^#]' "$f"; then sources="$sources $f"; fi
+  done
+  # shellcheck disable=SC2086
+  mmdebstrap --quiet --variant=apt --include="$(echo "$tools" | tr ' ' ,)" bookworm "$root.new" $sources \
+    >"$work/mmdebstrap.log" 2>&1 || { tail -20 "$work/mmdebstrap.log"; fail "mmdebstrap"; }
+  mv "$root.new" "$root"
+  echo "$tools" >"$root.stamp"
+  say "clean Debian 12 root made in $(( $(date +%s) - t0 )) s: $root"
+}
+# --root: only make the clean root (scripts/test.sh starts it early, beside other work).
+if [ "${1:-}" = "--root" ]; then
+  make_clean_root
+  exit 0
+fi
 
 version=$(sed -n 's/^version = "\([0-9.]*\)"$/\1/p' Cargo.toml | head -1)
 arch=$(dpkg --print-architecture)
@@ -106,25 +133,8 @@ if dpkg-deb -c "$work/debs/librocshmem-dev_${version}_${arch}.deb" | grep "libro
   say "librocshmem-dev: $nbc bitcode files also in /usr/lib (PyTorch's search path)"
 fi
 
-# ---- 3. the clean root: made once, then an overlay per run
-root=${ROCSHMEM_DEB_ROOT:-/var/cache/rocshmem/bookworm-root}
-tools="gcc g++ libc6-dev make cmake pkg-config python3"
-if [ "$(cat "$root.stamp" 2>/dev/null)" != "$tools" ]; then
-  t0=$(date +%s)
-  command -v mmdebstrap >/dev/null || fail "mmdebstrap not found (scripts/deps.sh --test installs it)"
-  rm -rf "$root" "$root.new" "$root.stamp"
-  mkdir -p "$(dirname "$root")"
-  sources=""
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    if [ -f "$f" ] && grep -q '^[^#]' "$f"; then sources="$sources $f"; fi
-  done
-  # shellcheck disable=SC2086
-  mmdebstrap --quiet --variant=apt --include="$(echo "$tools" | tr ' ' ,)" bookworm "$root.new" $sources \
-    >"$work/mmdebstrap.log" 2>&1 || { tail -20 "$work/mmdebstrap.log"; fail "mmdebstrap"; }
-  mv "$root.new" "$root"
-  echo "$tools" >"$root.stamp"
-  say "clean Debian 12 root made in $(( $(date +%s) - t0 )) s: $root"
-fi
+# ---- 3. the clean root: made once (above), then an overlay per run
+make_clean_root
 mkdir "$work/upper" "$work/ovl" "$work/root"
 if mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/ovl" "$work/root" 2>/dev/null; then
   mnt="$work/root"

@@ -17,66 +17,114 @@ cd "$(dirname "$0")/.."
 
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-took() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
+# What is made once and reused across runs: the Debian sid root of today's ROCm, the clean
+# Debian 12 root of the package check, and the device products by the hash of their inputs
+# (AMD device library and bitcode, NVIDIA stream kernels; device/amd_build.rs, build.rs), shared
+# by every cargo profile of this run and by later runs (docs/development.md).
+CACHE=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
+export ROCSHMEM_DEVICE_CACHE="$CACHE"
+LOGS=$(mktemp -d)
 
-echo "== Rust: format, lints, unit tests"
-cargo fmt --check
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo test --quiet
+# Each step prints its seconds as it ends; the table of all steps is printed at the end, also
+# when a step fails (the failed step is marked).
+STEPS=""
+STEP=""
+T_ALL=$(date +%s)
+step() {  # step NAME FUNCTION
+  STEP=$1
+  echo "== $1"
+  t=$(date +%s)
+  "$2"
+  t=$(($(date +%s) - t))
+  echo "   ($1: $t s)"
+  STEPS="$STEPS$(printf '%6d s  %s' "$t" "$1")
+"
+  STEP=""
+}
+summary() {
+  rc=$?
+  echo "== steps (wall seconds, $(nproc) cores)"
+  printf '%s' "$STEPS"
+  if [ -n "$STEP" ]; then printf '%8s  %s\n' "FAILED" "$STEP"; fi
+  printf '%6d s  %s\n' "$(($(date +%s) - T_ALL))" "total"
+  rm -rf "$LOGS"
+  exit "$rc"
+}
+trap summary EXIT
 
-echo "== today's ROCm (a Debian sid root, made once and kept: scripts/rocm-sid.sh)"
-start=$(date +%s)
-SID_BIN=$(./scripts/rocm-sid.sh bin)
-echo "$("$SID_BIN/hipcc" --version | head -2 | tr '\n' ' ')(ready in $(($(date +%s) - start)) s)"
-# The AMD products are kept by their inputs' hash and reused while device/ is unchanged.
-export ROCSHMEM_AMD_CACHE="${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}/amd"
+# Started now, beside the Rust steps (network and unpacking, little CPU): the two roots, when
+# missing. Their output is shown when they are waited for.
+./scripts/rocm-sid.sh bin >"$LOGS/sid.out" 2>"$LOGS/sid.err" &
+SID_PID=$!
+./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 &
+DEBROOT_PID=$!
 
-echo "== build (CMake drives cargo; the AMD device library with today's ROCm)"
+rust() {
+  cargo fmt --check
+  cargo clippy --workspace --all-targets --quiet -- -D warnings
+  cargo test --quiet
+}
+
+sid_root() {
+  wait "$SID_PID" || { cat "$LOGS/sid.err"; echo "FAIL: scripts/rocm-sid.sh bin" >&2; return 1; }
+  cat "$LOGS/sid.err"
+  SID_BIN=$(tail -1 "$LOGS/sid.out")
+  echo "$("$SID_BIN/hipcc" --version | head -2 | tr '\n' ' ')"
+}
+
 # The arches of the GPUs in service; all built by the sid root's clang (archive, bitcode, stream
 # kernels), reached through the wrappers of rocm-sid.sh.
 AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
-start=$(date +%s)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
-  -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
-cmake --build build -j"$(nproc)"
-took build "$start"
+build() {
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
+    -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
+  cmake --build build -j"$(nproc)"
+}
 
-echo "== AMD device library: entry points and globals in each arch's bitcode, code objects in the archives"
-start=$(date +%s)
-PATH="$SID_BIN:$PATH" CHECK_AMD_LLVM=21 AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 \
-  ./scripts/check-amd.sh
-took "check-amd, today's ROCm" "$start"
-echo "== the same with HIP 5.2 (Debian 12: the oldest toolchain supported), gfx90a and gfx908"
-start=$(date +%s)
-AMD_TARGETS_OLD="gfx90a;gfx908"
-ROCSHMEM_GPU_TARGETS="$AMD_TARGETS_OLD" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh
-took "check-amd, HIP 5.2" "$start"
+check_amd() {
+  PATH="$SID_BIN:$PATH" CHECK_AMD_LLVM=21 AMD_OUT=build/lib ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" CHECK_AMD_ALL=1 \
+    ./scripts/check-amd.sh
+}
 
-echo "== name coverage against upstream's list (also a ctest)"
-python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
-python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so \
-  c++ include build/device_name_coverage
+check_amd_old() {
+  ROCSHMEM_GPU_TARGETS="gfx90a;gfx908" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh
+}
 
-echo "== ctest"
-start=$(date +%s)
-ctest --test-dir build --output-on-failure -j2 --timeout 300
-took ctest "$start"
+names() {
+  python3 ctests/coverage/check_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so include
+  python3 ctests/coverage/check_device_names.py ctests/data/rocshmem-api-names.tsv build/lib/librocshmem.so \
+    c++ include build/device_name_coverage
+}
 
-echo "== install and consume"
-start=$(date +%s)
+tests() {
+  ctest --test-dir build --output-on-failure -j2 --timeout 300
+}
+
 # HIP consumers: with today's ROCm (inside the sid root) for gfx942 and gfx950; then the HIP 5.2
 # device library (check-amd above) over the same host library, with this machine's HIP 5.2, for
 # gfx90a alone (gfx908 takes the same path).
 # Each program's device link optimises the whole device library once per arch, so the examples
 # project is built for gfx942 alone; upstream's link lines and the HIP project for both arches;
 # with HIP 5.2 upstream's link lines alone (ROCSHMEM_HIP_OLD_EXAMPLES=none).
-ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" ROCSHMEM_HIP_EXAMPLE_ARCHES="gfx942" \
-  ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="gfx90a" ROCSHMEM_HIP_OLD_EXAMPLES=none \
-  ./ctests/install/check_install.sh build
-took "install and consume" "$start"
+install_consume() {
+  ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" ROCSHMEM_HIP_EXAMPLE_ARCHES="gfx942" \
+    ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="gfx90a" ROCSHMEM_HIP_OLD_EXAMPLES=none \
+    ./ctests/install/check_install.sh build
+}
 
-echo "== Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
-start=$(date +%s)
-./scripts/check-deb.sh build
-took "Debian packages" "$start"
+debs() {
+  wait "$DEBROOT_PID" || { cat "$LOGS/debroot.log"; echo "FAIL: scripts/check-deb.sh --root" >&2; return 1; }
+  cat "$LOGS/debroot.log"
+  ./scripts/check-deb.sh build
+}
+
+step "Rust: format, lints, unit tests" rust
+step "today's ROCm (a Debian sid root, made once and kept: scripts/rocm-sid.sh)" sid_root
+step "build (CMake drives cargo; the AMD device library with today's ROCm)" build
+step "AMD device library: entry points and globals in each arch's bitcode, code objects in the archives" check_amd
+step "the same with HIP 5.2 (Debian 12: the oldest toolchain supported), gfx90a and gfx908" check_amd_old
+step "name coverage against upstream's list (also a ctest)" names
+step "ctest" tests
+step "install and consume" install_consume
+step "Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged" debs
 echo "== all tests passed"

@@ -69,6 +69,9 @@ fi
 CORE=$(cd "$CORE" && pwd)
 
 echo "== 3. CMake build for NVIDIA ($BUILD)"
+# Its configure log is written beside it: the folder above may not exist yet (a clean clone
+# with ROCSHMEM_CUDA_PIP outside the checkout has no .dev/).
+mkdir -p "$(dirname "$BUILD")"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_PREBUILT_CORE="$CORE" -DROCSHMEM_NVIDIA=ON \
   -DROCSHMEM_BUILD_BENCH=OFF -DROCSHMEM_AMD=OFF -DCMAKE_CUDA_COMPILER="$CU/bin/nvcc" -DCUDAToolkit_ROOT="$CU" \
   -DROCSHMEM_CUDA_ARCHS=90 "-DROCSHMEM_GPU_TEST_PES=${ROCSHMEM_GPU_TEST_PES:-2;4}" >"$BUILD.configure.log" 2>&1 ||

@@ -2,7 +2,8 @@
 # Installs the Python package the way a user does, into a virtual environment, for the ctests of
 # this folder (fixture test python_package_install):
 #   make_venv.sh <venv> <source dir> [prebuilt core dir] [torch]
-# pip install <source dir> builds the wheel with scikit-build-core (pyproject.toml). With a
+# pip install <source dir> builds the wheel with scikit-build-core (pyproject.toml), with the
+# NVIDIA device bitcode, and checks that the installed package holds it. With a
 # prebuilt core (cargo's output of this build tree) the wheel's CMake build reuses it
 # (ROCSHMEM_PREBUILT_CORE) instead of running cargo a second time. pytest, numpy, mpi4py (the
 # rocshmem4py tests' init_with_mpi) and pybind11 (the upstream-shaped extension built against
@@ -24,13 +25,26 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 PIP="$VENV/bin/python -m pip --disable-pip-version-check"
 $PIP install -q numpy pytest mpi4py pybind11 mypy
-set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=OFF
+# The package as users get it, with the NVIDIA device bitcode (sm_90, LLVM 16 here); the check
+# below fails when the installed package lacks it (it once shipped without it, silently).
+set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=ON
 if [ -n "$CORE" ]; then
   set -- "$@" -C "cmake.define.ROCSHMEM_PREBUILT_CORE=$CORE" -C "build-dir=$VENV/wheel-build"
 fi
 $PIP install -q --force-reinstall --no-deps "$@" "$SRC"
 "$VENV/bin/python" -c "import rocshmem, sys; print('installed rocshmem', rocshmem.__version__, 'at', rocshmem.library_path())"
 command -v "$VENV/bin/rocshmem-run" >/dev/null || { echo "make_venv.sh: rocshmem-run was not installed" >&2; exit 1; }
+"$VENV/bin/python" - <<'PY' || exit 1
+import os, sys
+import rocshmem
+bc = os.path.join(os.path.dirname(rocshmem.library_path()), "librocshmem_device_sm_90.bc")
+if not os.path.isfile(bc) or os.path.getsize(bc) < 1 << 20:
+    sys.exit(f"make_venv.sh: the installed package lacks its NVIDIA device bitcode {bc}")
+with open(bc, "rb") as f:
+    if f.read(4) != b"BC\xc0\xde":
+        sys.exit(f"make_venv.sh: {bc} is not LLVM bitcode")
+print("installed bitcode", bc, os.path.getsize(bc), "bytes")
+PY
 
 if [ "$TORCH" = torch ]; then
   req="$SRC/ctests/python/requirements-torch.txt"

@@ -133,13 +133,10 @@ def test_errors_shown_once_with_the_public_class():
 
 def test_forked_child_is_refused_and_the_parent_goes_on():
     """Issue 37 item 1 (the Python side): a child made with multiprocessing's fork that calls
-    the library gets a clear error naming the fork, also from finalize, and the parent's job goes
-    on untouched (a ring put checked after the child is gone).
-
-    EXPECTED TO FAIL until the runtime's forked-child check is merged (the runtime change of
-    issue 37 item 1, in the C library): today the child's calls run as its parent's PE and its
-    finalize stops the parent's whole job. The test marks that outcome xfail, saying so, and
-    fails on any other wrong outcome."""
+    the library gets a RocshmemError of one line naming the fork (also from finalize), without
+    running anything as its parent's PE, and the parent's job goes on untouched (a ring put
+    checked after the child is gone, then finalize and exit 0). The runtime's check is the C
+    library's (src/runtime: a pthread_atfork child handler); ctests fork_np* hold it in C."""
     code = """
         import multiprocessing as mp, numpy as np, rocshmem
         rocshmem.init()
@@ -171,16 +168,15 @@ def test_forked_child_is_refused_and_the_parent_goes_on():
         rocshmem.finalize()
         print("PARENT OK", me, flush=True)
     """
-    try:
-        rc, out, err = job(2, code, timeout=90, env={"ROCSHMEM_BOOTSTRAP_TIMEOUT": "10", "ROCSHMEM_HANG_TIMEOUT": "4"})
-    except subprocess.TimeoutExpired as e:
-        pytest.xfail(f"runtime forked-child check (issue 37 item 1) not merged: the job hung ({e})")
+    rc, out, err = job(2, code, timeout=90, env={"ROCSHMEM_BOOTSTRAP_TIMEOUT": "10", "ROCSHMEM_HANG_TIMEOUT": "4"})
+    assert rc == 0, f"exit {rc}:\n{out}\n{err}"
     child = [ln for ln in out.splitlines() if ln.startswith("CHILD")]
-    if rc != 0 or any("no error" in ln for ln in child):
-        if any("no error" in ln for ln in child) or "out of step" in err or "stopping" in err:
-            pytest.xfail("runtime forked-child check (issue 37 item 1) not merged: the child ran as its parent's PE "
-                         f"(exit {rc}):\n{out}\n{err}")
-        pytest.fail(f"exit {rc}:\n{out}\n{err}")
-    assert len(child) == 6, out
-    assert all("fork" in ln for ln in child), out
+    assert len(child) == 6, out + err
+    for pe in (0, 1):
+        for what in ("my_pe", "barrier_all", "finalize"):
+            want = f"CHILD {pe} {what}: rocshmem: PE {pe}: error: rocshmem_{what}: called in a forked child (pid "
+            line = next((ln for ln in child if ln.startswith(want)), None)
+            assert line is not None, f"no {want!r}...:\n{out}"
+            assert "a child of fork() is not a PE" in line, line
     assert "PARENT OK 0" in out and "PARENT OK 1" in out, out + err
+    assert "out of step" not in err and "stopping" not in err, err

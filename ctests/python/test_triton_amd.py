@@ -6,8 +6,9 @@ librocshmem_device_<arch>.bc (ROCSHMEM_TEST_AMD_BITCODE_DIR), and the code objec
     or the hsaco's symbol table), and each call has the library's own types;
   - the module-init globals rocshmem_hipmodule_init looks up are in the hsaco as global objects
     (ROCSHMEM_CTX_DEFAULT, 16 bytes), and rocshmem.triton's kernel-load hook would initialise it;
-  - the team collectives compile where the bitcode has their C-linkage wrappers, and are refused
-    with a message naming what is missing where it has not.
+  - the team collectives compile against the bitcode's C-linkage entry points (the team an int32
+    first), and a compile-time team other than 0, or a bitcode without an entry point, is
+    refused with a message naming it.
 Run with --noconftest (one process, no rocSHMEM init)."""
 
 import os
@@ -59,6 +60,16 @@ def bitcode(arch):
     return path
 
 
+def messages(e):
+    """The messages of an exception and of those it was raised from (Triton wraps the error of a
+    function a kernel calls in one CompilationError per call level)."""
+    out = []
+    while e is not None and len(out) < 10:
+        out.append(str(e))
+        e = e.__cause__ or e.__context__
+    return "\n".join(out)
+
+
 def compile_for(arch, fn, signature, path):
     opts = rt.options(arch, bitcode=path)  # also what the team collectives check their symbols in
     return triton.compile(ASTSource(fn=fn, signature=signature, constexprs={}), target=GPUTarget("hip", arch, 64),
@@ -100,16 +111,43 @@ def test_team_collectives_for_amd(arch):
     path = bitcode(arch)
     with open(path, "rb") as f:
         have = f.read()
-    missing = [n for n in rt.TEAM_COLLECTIVES if f"rocshmem_{n}".replace("rocshmem_team_barrier_wg",
-                                                                       "rocshmem_team_barrier_wg").encode() not in have]
-    if missing:
-        with pytest.raises((RocshmemError, triton.CompilationError)) as e:
-            compile_for(arch, team_collectives, TEAM, path)
-        assert "no C-linkage team collectives yet" in str(e.value), str(e.value)
-        pytest.xfail(f"{arch}: the bitcode has no C-linkage team collectives yet (issue 36, the device library's "
-                     f"wrappers); refused with a clear message. Missing: {missing[:4]}...")
+    # The C-linkage entry points the team collectives call are in this build's bitcode.
+    names = sorted({n for f in rt.TEAM_COLLECTIVES for n in rt.TEAM_ENTRY_POINTS[f]})
+    missing = [n for n in names if n.encode() not in have]
+    assert not missing, f"{path} lacks the C-linkage entry points {missing}"
     k = compile_for(arch, team_collectives, TEAM, path)
     check_code_object(k, arch, "team_collectives")
+    # The names the library's own ones call with, the team an int32 first; no name of ours that
+    # the bitcode does not define (rocshmem_team_barrier_wg, rocshmem_fcollectmem_wg).
+    llir = k.asm["llir"]
+    called = set(re.findall(r"@(rocshmem\w+)\(", llir))
+    assert not called & {"rocshmem_team_barrier_wg", "rocshmem_fcollectmem_wg"}, sorted(called)
+    for f in rt.TEAM_COLLECTIVES:
+        for n in rt.TEAM_ENTRY_POINTS[f]:
+            m = re.search(rf"^define [^@]*@{n}\(([^)]*)\)", llir, re.M)
+            if m and n.endswith(("_reduce_wg", "alltoallmem_wg", "broadcastmem_wg")):
+                assert m.group(1).split()[0] == "i32", f"{n} is defined with ({m.group(1)}): want the team as i32"
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_team_collectives_refused_for_amd(arch, tmp_path):
+    path = bitcode(arch)
+
+    @triton.jit
+    def team_one(dst, src, nbytes):
+        rt.fcollectmem_wg(1, dst, src, nbytes)
+
+    sig = {"dst": "*u8", "src": "*u8", "nbytes": "i64"}
+    # A compile-time team other than the world team: refused when the kernel compiles.
+    with pytest.raises((RocshmemError, triton.CompilationError)) as e:
+        compile_for(arch, team_one, sig, path)
+    assert "take only the world team (0)" in messages(e.value), messages(e.value)
+    # A bitcode without an entry point (an older one, or upstream's): refused, naming it.
+    old = tmp_path / f"librocshmem_device_{arch}.bc"
+    old.write_bytes(b"BC\xc0\xde rocshmem_putmem_wg rocshmem_barrier_all_wg")
+    with pytest.raises((RocshmemError, triton.CompilationError)) as e:
+        compile_for(arch, team_collectives, TEAM, str(old))
+    assert "rocshmem_barrier_wg is not in" in messages(e.value), messages(e.value)
 
 
 def test_bitcode_lookup_by_arch(tmp_path, monkeypatch):

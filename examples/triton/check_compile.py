@@ -6,8 +6,8 @@ GPU (Triton bundles ptxas), and checks what the GPU run relies on.
 
 (default: the bitcode of the installed package `rocshmem`, as rocshmem.triton finds it). Needs
 triton (the CPU-only wheel is enough) and the package, no torch. For each kernel
-(put_signal_graph.ring_put_signal, and every_function.every_function, which calls every device
-function of rocshmem.triton but the team collectives):
+(put_signal_graph.ring_put_signal, every_function.every_function, which calls every device
+function of rocshmem.triton but the team collectives, and every_function.team_collectives):
   - Triton links the bitcode and compiles to PTX and a cubin (ptxas);
   - the LLVM IR has no unresolved function left, and every call into the library has the
     library's own types (the int32/int64 declarations were rewritten, not left mismatched);
@@ -31,13 +31,14 @@ import rocshmem.triton as rt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from llir_check import check_llir, elf_symbols  # noqa: E402
-from every_function import EVERY, every_function  # noqa: E402
+from every_function import EVERY, TEAM, every_function, team_collectives  # noqa: E402
 from put_signal_graph import ring_put_signal  # noqa: E402
 
 
 KERNELS = [
     (ring_put_signal, {"dst": "*u8", "src": "*u8", "sig": "*i64", "epoch": "*i64", "nbytes": "i32", "nxt": "i32"}),
     (every_function, EVERY),
+    (team_collectives, TEAM),
 ]
 
 # Sizes of the globals rocshmem_hipmodule_init copies (None: any; it checks the size itself).

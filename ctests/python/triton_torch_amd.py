@@ -149,7 +149,10 @@ def check_arch(arch, bitcode):
     missing = [name for name in DECLS if f'symbol = "{name}"' not in ttir]
     if missing:
         problems.append(f"the kernel does not call {missing} (the test is incomplete)")
-    if ncalls == 0 and not called:
+    # The entry points are small (the heavy bodies are outlined, ROCSHMEM_DEV_OUTLINE), so LLVM
+    # may inline every one of them; then the kernel still calls the library's own functions.
+    internal = set(re.findall(r"call [^@\n]*@(_Z\w*rocshmem\w*)\(", llir))
+    if ncalls == 0 and not called and not internal:
         problems.append("no call into the library was left to check (did the kernel compile to nothing?)")
     syms = elf_symbols(k.asm["hsaco"])
     for g, size in GLOBALS.items():

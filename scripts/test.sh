@@ -23,6 +23,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # by every cargo profile of this run and by later runs (docs/development.md).
 CACHE=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
 export ROCSHMEM_DEVICE_CACHE="$CACHE"
+# cargo's target folder is kept there too, shared by clippy, the unit tests (dev profile) and the
+# CMake build (release; build/cargo links to it): the crates of Cargo.lock are compiled once,
+# and cargo's own fingerprints decide what a change rebuilds (this checkout's crate always, in a
+# fresh clone). Emptied when it grows past 16 GiB.
+CARGO_CACHE="$CACHE/cargo-target"
+mkdir -p "$CARGO_CACHE" build
+if [ "$(du -sk "$CARGO_CACHE" | cut -f1)" -gt $((16 * 1024 * 1024)) ]; then rm -rf "$CARGO_CACHE" && mkdir -p "$CARGO_CACHE"; fi
+export CARGO_TARGET_DIR="$CARGO_CACHE"
+[ -d build/cargo ] && [ ! -L build/cargo ] || ln -sfn "$CARGO_CACHE" build/cargo
 LOGS=$(mktemp -d)
 
 # Each step prints its seconds as it ends; the table of all steps is printed at the end, also

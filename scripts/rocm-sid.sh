@@ -4,7 +4,8 @@
 #
 #   rocm-sid.sh root          makes the root if missing (debootstrap, then apt-get), prints its path
 #   rocm-sid.sh run CMD ...   runs CMD inside the root, in the current folder, with this machine's
-#                             own folders (the checkout, /tmp, /home, ...) at the same paths
+#                             own folders (the checkout, /tmp, /home, ...) at the same paths, and
+#                             those of $ROCSHMEM_SID_BIND (":"-separated) where under /var or /opt
 #   rocm-sid.sh bin [DIR]     writes wrappers DIR/<tool> (default: beside the root, <root>.bin) (hipcc, clang++, llvm-nm-21 ...) that run
 #                             the root's tool that way, for a build that runs on this machine
 #                             (with a copy of this script, so they outlive the checkout)
@@ -82,7 +83,13 @@ inside() {
       [ -d "$p" ] && [ ! -L "$p" ] || continue
       mkdir -p "$r$p" && mount --rbind "$p" "$r$p"
     done
-    case "$d" in /var/*|/opt/*|/media/*|/run/*) mkdir -p "$r$d" && mount --rbind "$d" "$r$d" ;; esac
+    # The cwd, and the folders of ROCSHMEM_SID_BIND (":"-separated; CI: cargo'"'"'s target folder in
+    # /var/cache, where the AMD build writes), when they are under a folder the root has itself.
+    old_ifs=$IFS; IFS=:
+    for p in "$d" ${ROCSHMEM_SID_BIND:-}; do
+      case "$p" in /var/*|/opt/*|/media/*|/run/*) [ -d "$p" ] && mkdir -p "$r$p" && mount --rbind "$p" "$r$p" ;; esac
+    done
+    IFS=$old_ifs
     exec chroot "$r" /bin/sh -c '\''cd "$0" && exec "$@"'\'' "$d" "$@"
   ' sh "$r" "$d" "$@"
 }

@@ -31,6 +31,8 @@ CARGO_CACHE="$CACHE/cargo-target"
 mkdir -p "$CARGO_CACHE" build
 if [ "$(du -sk "$CARGO_CACHE" | cut -f1)" -gt $((16 * 1024 * 1024)) ]; then rm -rf "$CARGO_CACHE" && mkdir -p "$CARGO_CACHE"; fi
 export CARGO_TARGET_DIR="$CARGO_CACHE"
+# The sid root's compilers see it at the same path (the AMD build writes into it).
+export ROCSHMEM_SID_BIND="$CARGO_CACHE"
 [ -d build/cargo ] && [ ! -L build/cargo ] || ln -sfn "$CARGO_CACHE" build/cargo
 LOGS=$(mktemp -d)
 

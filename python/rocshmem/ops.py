@@ -258,16 +258,19 @@ def _(x: torch.Tensor) -> torch.Tensor:
 
 @torch.library.custom_op("rocshmem::reduce_scatter", mutates_args=())
 def reduce_scatter(x: torch.Tensor, op: str = "sum") -> torch.Tensor:
-    """``x`` (dim 0 = n_pes blocks) reduced over every PE; this PE gets block ``my_pe``."""
+    """``x`` (dim 0 = n_pes blocks) reduced over every PE; this PE gets block ``my_pe``.
+
+    Done as the stream-ordered reduce of all of ``x`` (what :func:`all_reduce` does), of which
+    this PE keeps its block: the C API's reduce-scatter is a host call only, which the NVIDIA
+    platform refuses on the symmetric heap (GPU memory there). The same path on every platform
+    (on the host platform the reduce is the blocking host call)."""
     n = _n()
     if x.shape[0] != n:
         raise ValueError(f"rocshmem.ops.reduce_scatter: dim 0 of x is {x.shape[0]}, not the number of PEs ({n})")
     blk = x.numel() // n
-
-    def run(s: Any, d: Any) -> None:
-        _core.reduce_scatter(d[:blk], s, op=op)
-
-    return _collective("rs", x, 1, 1, run, [x.numel()], host=True)[:blk].view(list(x.shape[1:])).clone()
+    me = _core.my_pe()
+    full = _collective("rs", x, 1, 1, lambda s, d: _core.reduce(d, s, op=op, stream=_stream_of(x)), [x.numel()])
+    return full[me * blk:(me + 1) * blk].view(list(x.shape[1:])).clone()
 
 
 @reduce_scatter.register_fake

@@ -249,12 +249,15 @@ def _torch_rendezvous_over_rocshmem(backend: str) -> None:
     """Under rocshmem-run or mpirun with no MASTER_PORT: rocSHMEM is initialised through the
     launcher, then PE 0 picks a free port and tells the others (a broadcast), and
     torch.distributed starts on it; no fixed port that two jobs on one node would share."""
+    import torch
     import torch.distributed as dist
 
     _core.init()
     me, n = _core.my_pe(), _core.n_pes()
-    cell = _core.array(64, "uint8")
-    src = _core.array(64, "uint8")
+    # torch tensors over the heap: CPU tensors on the host platform, CUDA tensors where the heap
+    # is GPU memory (a DeviceArray there takes no item assignment); written and read through torch.
+    cell = _core.tensor(64, torch.uint8)
+    src = _core.tensor(64, torch.uint8)
     if me == 0:
         host = os.environ.get("MASTER_ADDR") or os.environ.get("ROCSHMEM_MASTER_ADDR")
         if host is None:
@@ -263,9 +266,11 @@ def _torch_rendezvous_over_rocshmem(backend: str) -> None:
             s.bind(("", 0))
             port = s.getsockname()[1]
         text = f"{host} {port}".encode()
-        src[:len(text)] = list(text)
+        src[:len(text)] = torch.tensor(list(text), dtype=torch.uint8)
+        if src.is_cuda:
+            torch.cuda.synchronize()  # the copy is on torch's stream; the broadcast reads src now
     _core.broadcast(cell, src, 0)
-    host, port_text = bytes(cell).rstrip(b"\0").decode().split()
+    host, port_text = bytes(cell.cpu().tolist()).rstrip(b"\0").decode().split()
     _core.free(src)
     _core.free(cell)
     dist.init_process_group(backend=backend, init_method=f"tcp://{host}:{port_text}", rank=me, world_size=n)

@@ -10,6 +10,9 @@
 #      (aot_eager and inductor), with the package's conftest (rocshmem.init on the launcher's
 #      PEs, the device current first: ROCSHMEM_PYTEST_CUDA=1);
 #   3. the rocshmem.triton device functions at 2 PEs: ctests/python/gpu/triton_device_test.py.
+# With one GPU both PEs share it under MPS (mps.sh): before each test a fresh process checks
+# that the GPU is usable through the daemon (cuda_probe.py), and torchrun's workers run that
+# probe first, printing the CUDA_MPS_* variables each got.
 #   ctests/python/gpu/run_h200_more.sh <rocshmem-*.whl> [install dir]
 # pytest and mpi4py must be importable by that python3 (pip install pytest). Exit status 0 only
 # if everything passed.
@@ -27,20 +30,29 @@ PATH="$DEST/.py:$DEST/bin:$PATH" PYTHONPATH="$DEST${PYTHONPATH:+:$PYTHONPATH}"; 
 python -c "import torch, pytest, rocshmem, rocshmem4py; print('torch', torch.__version__, 'rocshmem', rocshmem.__version__)" ||
   exit 1
 NGPU=$(python -c "import torch; print(torch.cuda.device_count())")
-MPS_STARTED=0
+NAME=run_h200_more PROBE="$ROOT/ctests/python/gpu/cuda_probe.py"
+. "$ROOT/ctests/python/gpu/mps.sh"
+trap mps_stop EXIT
 if [ "$NGPU" -lt 2 ]; then
-  export CUDA_MPS_PIPE_DIRECTORY=${TMPDIR:-/tmp}/rocshmem-mps-pipe CUDA_MPS_LOG_DIRECTORY=${TMPDIR:-/tmp}/rocshmem-mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && MPS_STARTED=1
-  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
-  echo "run_h200_more: 1 GPU: 2 PEs share it under MPS (started: $MPS_STARTED)"
+  # Two PEs on one GPU: MPS lets both run kernels at once (a spinning kernel of one PE must not
+  # keep the other's kernel off the GPU), each with half of the SMs.
+  mps_start || exit 1
 fi
 T="$ROOT/ctests/python"
 PYTEST="python -m pytest -x -q -p no:cacheprovider"
-run() { echo "== $*"; "$@" || { echo "FAIL run_h200_more: $*" >&2; fail=1; }; }
+# Before each test (and after the last) a fresh process checks that the GPU is usable through
+# the MPS daemon: a failure is reported with the test that came before it.
+prev="the start of the MPS daemon"
+run() {
+  mps_check "$prev" || fail=1
+  prev=$*
+  echo "== $*"; "$@" || { echo "FAIL run_h200_more: $*" >&2; fail=1; }
+}
 cd "$T" || exit 1
 run env ROCSHMEM4PY_INIT=torch ROCSHMEM_PYTEST_NRANKS=2 rocshmem-run -n 2 $PYTEST --confcutdir=upstream_api \
   upstream_api/test_upstream_api.py
+# torchrun's workers first make their device current and print the CUDA_MPS_* variables they got.
+run python -m torch.distributed.run --standalone --nproc_per_node=2 "$PROBE"
 run env ROCSHMEM4PY_INIT=torch ROCSHMEM_PYTEST_NRANKS=2 python -m torch.distributed.run --standalone \
   --nproc_per_node=2 -m pytest -x -q -p no:cacheprovider --confcutdir=upstream_api upstream_api/test_upstream_api.py
 run env ROCSHMEM_PYTEST_NRANKS=2 ROCSHMEM_PYTEST_CUDA=1 rocshmem-run -n 2 $PYTEST test_torch_compile.py
@@ -49,6 +61,7 @@ if python -c "import triton" 2>/dev/null; then
 else
   echo "FAIL run_h200_more: triton is not importable" >&2; fail=1
 fi
-if [ "$MPS_STARTED" = 1 ]; then echo quit | nvidia-cuda-mps-control; fi
+mps_check "$prev" || fail=1
+mps_stop
 [ $fail = 0 ] && echo "run_h200_more: ALL PASS"
 exit $fail

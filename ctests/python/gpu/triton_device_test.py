@@ -80,7 +80,7 @@ def signal_ptr_kernel(data, sig, seen, base, nxt, epoch, BLOCK: tl.constexpr):
     rt.signal_add(sig + lanes * 0, one, nxt)  # exactly one add: lane 0's
     got = rt.signal_wait_until(sig, rt.CMP_GE, epoch)
     rt.quiet()                                # the add is complete before the set
-    rt.signal_set(sig + lanes * 0, (epoch + 100).to(tl.uint64), nxt)
+    rt.signal_set(sig + lanes * 0, (lanes * 0 + (epoch + 100)).to(tl.uint64), nxt)  # epoch: an int here (1)
     rt.barrier_all_wg()
     tl.store(seen, got.to(tl.int64))
 

@@ -266,6 +266,9 @@ def test_stream_forms(job):
     assert torch.equal(dst, data(seed, prev, "stream", (4096,), torch.uint8))
     out = torch.zeros(4096, dtype=torch.uint8, device="cuda")
     rocshmem4py.rocshmem_getmem_on_stream(out.data_ptr(), dst.data_ptr(), 4096, nxt, s)
+    # Every PE's get of nxt's dst is done before nxt overwrites its dst below (a race without it:
+    # the first GPU run read nxt's own data about half the time).
+    rocshmem4py.rocshmem_barrier_all_on_stream(s)
     rocshmem4py.rocshmem_putmem_on_stream(dst.data_ptr(), src.data_ptr(), 4096, me, s)
     rocshmem4py.rocshmem_sync_all_on_stream(s)
     rocshmem4py.rocshmem_team_sync_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, s)

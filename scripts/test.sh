@@ -13,7 +13,9 @@
 # and the Debian packages (scripts/check-deb.sh).
 set -eu
 cd "$(dirname "$0")/.."
+T_ALL=$(date +%s)
 ./scripts/deps.sh --test
+T_DEPS=$(($(date +%s) - T_ALL))
 
 # mpirun refuses to run as root unless told; CI runs as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -38,17 +40,28 @@ LOGS=$(mktemp -d)
 
 # Each step prints its seconds as it ends; the table of all steps is printed at the end, also
 # when a step fails (the failed step is marked).
-STEPS=""
+# With each step's seconds, the CPU seconds of its processes divided by them: the cores it kept
+# busy on average (a step well under the machine's cores leaves them idle: work could run beside
+# it; other work on the machine makes the seconds longer, not this number larger).
+STEPS="$(printf '%6d s            %s' "$T_DEPS" "dependencies (scripts/deps.sh --test)")
+"
 STEP=""
-T_ALL=$(date +%s)
+cpu_seconds() {  # user + system seconds of this shell's finished children (POSIX `times`, run
+  # in this shell: a subshell would see only its own children)
+  times >"$LOGS/times"
+  tail -1 "$LOGS/times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } print s }'
+}
 step() {  # step NAME FUNCTION
   STEP=$1
   echo "== $1"
   t=$(date +%s)
+  cpu_seconds >"$LOGS/c0"
   "$2"
   t=$(($(date +%s) - t))
-  echo "   ($1: $t s)"
-  STEPS="$STEPS$(printf '%6d s  %s' "$t" "$1")
+  cpu_seconds >"$LOGS/c1"
+  cores=$(echo "$(cat "$LOGS/c0") $(cat "$LOGS/c1") $t" | awk '{ printf "%.1f", ($3 > 0 ? ($2 - $1) / $3 : 0) }')
+  echo "   ($1: $t s, $cores cores busy)"
+  STEPS="$STEPS$(printf '%6d s  %4s cores  %s' "$t" "$cores" "$1")
 "
   STEP=""
 }

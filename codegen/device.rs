@@ -346,30 +346,73 @@ fn definitions(fns: &[&DevFn]) -> String {
     s
 }
 
-/// `device/gen/bitcode_api.cpp`: the unmangled entry points of the device bitcode.
-pub fn bitcode(fns: &[DevFn]) -> String {
+/// The C names of PyTorch's Triton layer for ROCm (`_rocshmem_triton.py`, through
+/// `extern_elementwise`), besides the C-only rows: with those, the entry points that are also in
+/// the AMD device archive, so that a HIP program (or a JIT user linking the archive's device code)
+/// reaches them by the same C names as the bitcode.
+const IN_ARCHIVE: [&str; 12] = [
+    "rocshmem_putmem_wg",
+    "rocshmem_getmem_wg",
+    "rocshmem_getmem_nbi_wg",
+    "rocshmem_putmem_signal_wg",
+    "rocshmem_int_wait_until",
+    "rocshmem_uint64_wait_until",
+    "rocshmem_fence",
+    "rocshmem_quiet",
+    "rocshmem_my_pe",
+    "rocshmem_n_pes",
+    "rocshmem_barrier_all_wg",
+    "rocshmem_sync_all_wg",
+];
+
+/// The C name of a function's bitcode entry point, if it has one.
+fn c_name(f: &DevFn) -> Option<String> {
+    // C has no overloading: the per-PE fence is rocshmem_fence_pe.
+    let name = f.bitcode.clone()?;
+    Some(if f.name == "rocshmem_fence" && !f.params.is_empty() { "rocshmem_fence_pe".to_string() } else { name })
+}
+
+fn in_archive(f: &DevFn) -> bool {
+    f.side == Side::C || c_name(f).is_some_and(|n| IN_ARCHIVE.contains(&n.as_str()))
+}
+
+/// `device/gen/bitcode_api.cpp` (`archived` false: the JIT bitcode only) and
+/// `device/gen/bitcode_api_archived.cpp` (true: the bitcode and the AMD device archive): the
+/// unmangled entry points of the device bitcode.
+pub fn bitcode(fns: &[DevFn], archived: bool) -> String {
     let mut s = String::from(BANNER);
+    if archived {
+        s.push_str(
+            "// The extern \"C\" entry points that are also in the AMD device archive (librocshmem_device.a),\n\
+             // not only in librocshmem_device_<arch>.bc: the C-only ones (a team as an int) and those\n\
+             // PyTorch's Triton layer declares, so a HIP program reaches them by the same C names. On GPUs\n\
+             // hidden: an application's device link (-fgpu-rdc) keeps only those it calls (a JIT user\n\
+             // links them by name either way). Not in NVIDIA's archive: nvcc gives every extern \"C\"\n\
+             // __device__ function a host stub, which would interpose on the host API's C names.\n",
+        );
+    } else {
+        s.push_str(
+            "// The extern \"C\" entry points of librocshmem_device_<arch>.bc (upstream's names, for Triton and\n\
+             // other JIT users), each forwarding to the C++ device function; those also in the AMD device\n\
+             // archive are in bitcode_api_archived.cpp.\n",
+        );
+    }
     s.push_str(
-        "// The extern \"C\" entry points of librocshmem_device_<arch>.bc (upstream's names, for Triton and\n\
-         // other JIT users), each forwarding to the C++ device function. ROCSHMEM_BITCODE_NAME adds a\n\
-         // prefix on the host platform, where the host API owns the plain C names.\n\
+        "// ROCSHMEM_BITCODE_NAME adds a prefix on the host platform, where the host API owns the plain\n\
+         // C names.\n\
          #include \"../src/device.hpp\"\n\nusing rocshmem::rocshmem_ctx_t;\nusing rocshmem::rocshmem_team_t;\n\
          namespace dev = rocshmem::dev;  // the bodies of the C-only entry points\nusing rocshmem::ROCSHMEM_ERROR;\n\nextern \"C\" {\n",
     );
+    let macro_name = if archived { "ROCSHMEM_BITCODE_ARCHIVED_FN" } else { "ROCSHMEM_BITCODE_FN" };
     let mut n = 0;
-    for f in fns.iter().filter(|f| f.bitcode.is_some()) {
-        // C has no overloading: the per-PE fence is rocshmem_fence_pe.
-        let cname = if f.name == "rocshmem_fence" && !f.params.is_empty() {
-            "rocshmem_fence_pe".to_string()
-        } else {
-            f.bitcode.clone().unwrap()
-        };
+    for f in fns.iter().filter(|f| f.bitcode.is_some() && in_archive(f) == archived) {
+        let cname = c_name(f).unwrap();
         let ret = if f.ret == "void" { "" } else { "return " };
         let body =
             if f.side == Side::C { f.body.clone() } else { format!("{}({})", f.qualified(), f.args().join(", ")) };
         let _ = writeln!(
             s,
-            "ROCSHMEM_BITCODE_FN {} ROCSHMEM_BITCODE_NAME({cname})({}) {{ {ret}{body}; }}",
+            "{macro_name} {} ROCSHMEM_BITCODE_NAME({cname})({}) {{ {ret}{body}; }}",
             f.ret,
             f.params.join(", "),
         );

@@ -35,7 +35,7 @@ CXX_HEADERS = ["rocshmem/rocshmem.hpp", "rocshmem/host_kernel.hpp", "rocshmem/ro
 C_HEADERS = ["rocshmem/rocshmem.h"]
 # The extern "C" entry points of the device bitcode (rocshmemi_bc_* in the host library) are
 # declared by their generated definitions, not by an installed header.
-BITCODE_SOURCE = os.path.join(ROOT, "device", "gen", "bitcode_api.cpp")
+BITCODE_SOURCES = [os.path.join(ROOT, "device", "gen", f) for f in ("bitcode_api.cpp", "bitcode_api_archived.cpp")]
 HEADER = """\
 # The exported ABI of librocshmem: every symbol the shared library exports (C names, and C++
 # names mangled) with the version that brought it and its declaration in the installed headers
@@ -273,7 +273,7 @@ def current_abi(lib):
     # Global-namespace extern "C" names in upper case (ROCSHMEM_CTX_DEFAULT...): their own filter.
     d.scan("c++", [o for o in ast_objects(cxx, "c++", CXX_HEADERS, "ROCSHMEM")
                    if o.get("kind") in ("FunctionDecl", "VarDecl") and not o.get("mangledName", "_Z").startswith("_Z")])
-    d.scan("c", ast_objects(cxx, "c++", [BITCODE_SOURCE], "rocshmemi_bc_"))
+    d.scan("c", ast_objects(cxx, "c++", BITCODE_SOURCES, "rocshmemi_bc_"))
     types = dict(d.types)
     types.update(macros(cc, "c", C_HEADERS))
     types.update(macros(cxx, "c++", CXX_HEADERS))

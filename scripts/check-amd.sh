@@ -70,9 +70,13 @@ AMD_OUT=$(cd "$AMD_OUT" && pwd) || { echo "check-amd: FAIL: no folder $AMD_OUT";
 echo "check-amd: products in $AMD_OUT"
 
 fail=0
-names=$(mktemp); trap 'rm -rf "$names" "$names".d' EXIT
+names=$(mktemp); trap 'rm -rf "$names" "$names".d "$names".archived' EXIT
 awk -F'\t' '$2 == "D(extern C, bitcode)" { print $1 }' ctests/data/rocshmem-api-names.tsv | sort -u >"$names"
 want=$(wc -l <"$names")
+# The entry points also in the device archive (not only in the bitcode).
+archived="$names.archived"
+sed -n 's/.*ROCSHMEM_BITCODE_NAME(\([a-z0-9_]*\)).*/\1/p' device/gen/bitcode_api_archived.cpp | sort -u >"$archived"
+[ -s "$archived" ] || { echo "check-amd: FAIL: no names in device/gen/bitcode_api_archived.cpp"; exit 1; }
 
 # 3. Each arch's bitcode.
 arches=$(echo "$ROCSHMEM_GPU_TARGETS" | tr ';, ' '\n\n\n' | sed 's/:.*//' | grep . | sort -u)
@@ -124,8 +128,23 @@ check_archive() {  # <archive> <member or ""> <label>
   if [ -n "$2" ]; then (cd "$x" && "llvm-ar-$LLVM" x "$1" "$2"); else (cd "$x" && "llvm-ar-$LLVM" x "$1"); fi
   bundles=$(for o in "$x"/*.o; do "$BUNDLER" --list --type=o --input="$o"; done | sort -u)
   for arch in "${built[@]}"; do
-    if grep -Eq "^hip-amdgcn-amd-amdhsa-(unknown)?-?$arch(:|$)" <<<"$bundles"; then
-      echo "check-amd: $3: device code for $arch"
+    entry=$(grep -E "^hip-amdgcn-amd-amdhsa-(unknown)?-?$arch(:|$)" <<<"$bundles" | head -1)
+    if [ -n "$entry" ]; then
+      # The C names of bitcode_api_archived.cpp are defined in each arch's device code too.
+      missing=""
+      for o in "$x"/*.o; do
+        if "$BUNDLER" --list --type=o --input="$o" | grep -qx "$entry"; then
+          "$BUNDLER" --unbundle --type=o --targets="$entry" --input="$o" --output="$x/dev.bc"
+          "llvm-nm-$LLVM" --defined-only "$x/dev.bc" | awk '$2 == "T" { print $3 }' | sort -u >"$x/dev.names"
+          missing="$missing$(comm -23 "$archived" "$x/dev.names")"
+        fi
+      done
+      if [ -n "$missing" ]; then
+        echo "check-amd: FAIL: $3: $arch's device code lacks: $(echo $missing | head -c 300)"
+        fail=1
+      else
+        echo "check-amd: $3: device code for $arch, with the $(wc -l <"$archived") archived C names"
+      fi
     else
       echo "check-amd: FAIL: $3 has no device code for $arch (bundles: $(echo $bundles))"
       fail=1

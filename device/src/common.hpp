@@ -24,6 +24,16 @@
 #ifndef ROCSHMEM_BITCODE_FN
 #define ROCSHMEM_BITCODE_FN ROCSHMEM_DEVICE_FN __attribute__((visibility("default")))
 #endif
+/* Those also in the AMD device archive (device/gen/bitcode_api_archived.cpp): hidden on GPUs, so
+ * that an application's device link keeps only those it calls; on the host platform exported as
+ * the others (the host library's rocshmemi_bc_* names). */
+#ifndef ROCSHMEM_BITCODE_ARCHIVED_FN
+#if ROCSHMEM_GPU_COMPILE
+#define ROCSHMEM_BITCODE_ARCHIVED_FN ROCSHMEM_DEVICE_FN __attribute__((visibility("hidden")))
+#else
+#define ROCSHMEM_BITCODE_ARCHIVED_FN ROCSHMEM_BITCODE_FN
+#endif
+#endif
 #ifndef ROCSHMEM_BITCODE_NAME
 #define ROCSHMEM_BITCODE_NAME(name) name
 #endif

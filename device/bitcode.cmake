@@ -37,9 +37,9 @@
 #   ROCSHMEM_BC_LLVM_NM, ROCSHMEM_BC_LLC (cache)
 #   ROCSHMEM_BITCODE_COMPILE_FLAGS (cache, internal): the clang flags above without the arch,
 #   for programs that compile their own kernels the same way (ctests/gpu).
-# A machine without these LLVM tools can use bitcode built on another one (it is the same
-# file: nothing of CUDA is in it): -DROCSHMEM_DEVICE_BITCODE_PREBUILT=<folder holding
-# librocshmem_device_sm_XX.bc>.
+# Bitcode built elsewhere (another machine without these LLVM tools, or an earlier build of the
+# same sources: it is the same file, nothing of CUDA is in it) is copied instead of built:
+# -DROCSHMEM_DEVICE_BITCODE_PREBUILT=<folder holding librocshmem_device_sm_XX.bc>.
 # Works in this repository's build (device/CMakeLists.txt) and standalone (ctests/gpu, as a
 # top-level project, on a machine without CUDA).
 include_guard(GLOBAL)
@@ -84,19 +84,17 @@ find_program(ROCSHMEM_BC_OPT NAMES opt HINTS ${ROCSHMEM_LLVM_BIN} NO_DEFAULT_PAT
 find_program(ROCSHMEM_BC_LLVM_NM NAMES llvm-nm HINTS ${ROCSHMEM_LLVM_BIN} NO_DEFAULT_PATH)
 find_program(ROCSHMEM_BC_LLC NAMES llc HINTS ${ROCSHMEM_LLVM_BIN} NO_DEFAULT_PATH)
 set(ROCSHMEM_DEVICE_BITCODE_PREBUILT "" CACHE PATH
-    "Folder holding librocshmem_device_sm_XX.bc built on another machine, used when this one has no LLVM tools")
+    "Folder holding librocshmem_device_sm_XX.bc built elsewhere, copied instead of built")
 set(_rbc_prebuilt FALSE)
-if(NOT (ROCSHMEM_BC_CLANG AND ROCSHMEM_BC_LLVM_LINK AND ROCSHMEM_BC_OPT))
-  if(ROCSHMEM_DEVICE_BITCODE_PREBUILT)
-    # The bitcode needs nothing of CUDA (see above): one built elsewhere is the same file.
-    set(_rbc_prebuilt TRUE)
-    message(STATUS "rocSHMEM device bitcode: no LLVM tools here; copied from ${ROCSHMEM_DEVICE_BITCODE_PREBUILT}")
-  else()
-    message(WARNING "rocSHMEM device bitcode: not built (no LLVM with clang++, llvm-link and opt found; "
-                    "install clang-16 and llvm-16, set ROCSHMEM_LLVM_BIN, or give a folder of prebuilt "
-                    "bitcode in ROCSHMEM_DEVICE_BITCODE_PREBUILT)")
-    return()
-  endif()
+if(ROCSHMEM_DEVICE_BITCODE_PREBUILT)
+  # The bitcode needs nothing of CUDA (see above): one built elsewhere is the same file.
+  set(_rbc_prebuilt TRUE)
+  message(STATUS "rocSHMEM device bitcode: copied from ${ROCSHMEM_DEVICE_BITCODE_PREBUILT}")
+elseif(NOT (ROCSHMEM_BC_CLANG AND ROCSHMEM_BC_LLVM_LINK AND ROCSHMEM_BC_OPT))
+  message(WARNING "rocSHMEM device bitcode: not built (no LLVM with clang++, llvm-link and opt found; "
+                  "install clang-16 and llvm-16, set ROCSHMEM_LLVM_BIN, or give a folder of prebuilt "
+                  "bitcode in ROCSHMEM_DEVICE_BITCODE_PREBUILT)")
+  return()
 else()
   message(STATUS "rocSHMEM device bitcode: LLVM tools in ${ROCSHMEM_LLVM_BIN}")
 endif()

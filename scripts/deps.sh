@@ -24,8 +24,9 @@ if [ "${1:-}" = "--test" ]; then
   pkgs="$pkgs mpich libmpich-dev"
   # The Debian packages (scripts/check-deb.sh): build, lintian, a clean root made by mmdebstrap.
   pkgs="$pkgs debhelper help2man lintian mmdebstrap"
-  # Today's ROCm comes from a Debian sid root (scripts/rocm-sid.sh).
-  pkgs="$pkgs debootstrap"
+  # Today's ROCm comes from a Debian sid root (scripts/rocm-sid.sh); ccache keeps the C and C++
+  # compiles of scripts/test.sh's CMake build across runs.
+  pkgs="$pkgs debootstrap ccache"
 fi
 for p in $pkgs; do
   if pkg_missing "$p"; then need="$need $p"; fi

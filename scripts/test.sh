@@ -36,6 +36,14 @@ export CARGO_TARGET_DIR="$CARGO_CACHE"
 # The sid root's compilers see it at the same path (the AMD build writes into it).
 export ROCSHMEM_SID_BIND="$CARGO_CACHE"
 [ -d build/cargo ] && [ ! -L build/cargo ] || ln -sfn "$CARGO_CACHE" build/cargo
+# The C and C++ compiles of the CMake build (the tests, the examples, the host platform's device
+# code) go through ccache, kept there too: a run recompiles only what its change reaches. Paths
+# under this checkout are hashed relative to it (every CI checkout is a new folder).
+export CCACHE_DIR="$CACHE/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=4G
+LAUNCHER=""
+if command -v ccache >/dev/null; then
+  LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+fi
 LOGS=$(mktemp -d)
 
 # Each step prints its seconds as it ends; the table of all steps is printed at the end, also
@@ -100,9 +108,11 @@ sid_root() {
 # kernels), reached through the wrappers of rocm-sid.sh.
 AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
 build() {
+  # shellcheck disable=SC2086
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
-    -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
+    -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" $LAUNCHER >/dev/null
   cmake --build build -j"$(nproc)"
+  if [ -n "$LAUNCHER" ]; then ccache --show-stats | grep -Ei "hits|misses" | head -3; fi
 }
 
 check_amd() {

@@ -40,6 +40,9 @@ export ROCSHMEM_SID_BIND="$CARGO_CACHE"
 # code) go through ccache, kept there too: a run recompiles only what its change reaches. Paths
 # under this checkout are hashed relative to it (every CI checkout is a new folder).
 export CCACHE_DIR="$CACHE/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=4G
+# torch.compile's compiled kernels (the Python tests' torch.compile ctest), kept there as well
+# (torch's default is /tmp); graph breaks are still found: tracing runs every time.
+export TORCHINDUCTOR_CACHE_DIR="$CACHE/torchinductor"
 LAUNCHER=""
 if command -v ccache >/dev/null; then
   LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"

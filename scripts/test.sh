@@ -89,8 +89,30 @@ trap summary EXIT
 
 # Started now, beside the Rust steps (network and unpacking, little CPU): the two roots, when
 # missing. Their output is shown when they are waited for.
-./scripts/rocm-sid.sh bin >"$LOGS/sid.out" 2>"$LOGS/sid.err" &
+{ rc=0; ./scripts/rocm-sid.sh bin >"$LOGS/sid.out" 2>"$LOGS/sid.err" || rc=$?; echo "$rc" >"$LOGS/sid.rc"; } &
 SID_PID=$!
+# Also beside the Rust steps, which keep about one core busy (one large crate compiles alone),
+# once the sid root is there: the AMD device products of today's ROCm, built as the CMake build's
+# build script would build them (the same compiler, arches and sources: the same key in the
+# device cache), so that the build step finds them there instead of starting on them; and the
+# HIP 5.2 device build (step "the same with HIP 5.2" checks it). Their output is shown by the
+# steps that wait for them.
+AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
+amd_early() {
+  # The wrappers exist once `rocm-sid.sh bin` has finished (its step reports how).
+  while [ ! -f "$LOGS/sid.rc" ]; do sleep 2; done
+  bin=$(tail -1 "$LOGS/sid.out")
+  [ "$(cat "$LOGS/sid.rc")" = 0 ] && [ -x "$bin/hipcc" ] || { echo "amd_early: no sid root (its step says why)"; return 0; }
+  mkdir -p build/amd-early
+  rustc --edition 2024 -O device/amd_main.rs -o build/amd-early/amd-build &&
+    HIPCC="$bin/hipcc" ROCSHMEM_AMD=require ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
+      build/amd-early/amd-build "$PWD" build/amd-early | sed -n 's/^cargo:warning=/amd_early: /p'
+}
+amd_early >"$LOGS/amd-early.log" 2>&1 &
+AMD_EARLY_PID=$!
+ROCSHMEM_GPU_TARGETS="gfx90a;gfx908" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh \
+  >"$LOGS/amd-old.log" 2>&1 &
+AMD_OLD_PID=$!
 ./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 &
 DEBROOT_PID=$!
 
@@ -101,16 +123,18 @@ rust() {
 }
 
 sid_root() {
-  wait "$SID_PID" || { cat "$LOGS/sid.err"; echo "FAIL: scripts/rocm-sid.sh bin" >&2; return 1; }
+  wait "$SID_PID"
+  [ "$(cat "$LOGS/sid.rc")" = 0 ] || { cat "$LOGS/sid.err"; echo "FAIL: scripts/rocm-sid.sh bin" >&2; return 1; }
   cat "$LOGS/sid.err"
   SID_BIN=$(tail -1 "$LOGS/sid.out")
   echo "$("$SID_BIN/hipcc" --version | head -2 | tr '\n' ' ')"
 }
 
-# The arches of the GPUs in service; all built by the sid root's clang (archive, bitcode, stream
-# kernels), reached through the wrappers of rocm-sid.sh.
-AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
+# The arches of the GPUs in service (AMD_TARGETS above); all built by the sid root's clang
+# (archive, bitcode, stream kernels), reached through the wrappers of rocm-sid.sh.
 build() {
+  wait "$AMD_EARLY_PID" || true  # a failure there shows here again, from the build script
+  cat "$LOGS/amd-early.log"
   # shellcheck disable=SC2086
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
     -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" $LAUNCHER >/dev/null
@@ -123,8 +147,11 @@ check_amd() {
     ./scripts/check-amd.sh
 }
 
-check_amd_old() {
-  ROCSHMEM_GPU_TARGETS="gfx90a;gfx908" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh
+check_amd_old() {  # started at the beginning (above)
+  rc=0
+  wait "$AMD_OLD_PID" || rc=$?
+  cat "$LOGS/amd-old.log"
+  return "$rc"
 }
 
 names() {

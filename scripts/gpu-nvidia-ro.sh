@@ -55,6 +55,8 @@ DEVTEST=$(find "$BUILD" -name rocshmem_device_tests_gpu -type f -perm -u+x | hea
 export OMPI_MCA_btl_vader_single_copy_mechanism=${RO_VADER_COPY:-cma}
 MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ROCSHMEM_BACKEND=ro -x OMPI_MCA_btl_vader_single_copy_mechanism"
 TABLE="$OUTDIR/gpu-ro-table.md"
+# RO_ENV: more mpirun arguments for every job (e.g. "-x ROCSHMEM_DEBUG_LEVEL=INFO").
+RO_ENV_CALLER=${RO_ENV:-}
 printf '| test | config | PEs | result | seconds |\n|---|---|---|---|---|\n' >"$TABLE"
 fails=0
 # run <name> <config> <np> <program> [args...]
@@ -96,13 +98,14 @@ echo "== host API programs"
 for p in $HOST_PROGRAMS; do
   exe=$(find "$BUILD" -name "$p" -type f -perm -u+x | head -1)
   [ -n "$exe" ] || { echo "| $p | - | - | NOT BUILT | - |" | tee -a "$TABLE"; fails=$((fails + 1)); continue; }
-  RO_ENV=""
-  [ "$p" = bad_input ] && RO_ENV="-x ROCSHMEM_HEAP_SIZE=8M"
+  RO_ENV=$RO_ENV_CALLER
+  [ "$p" = bad_input ] && RO_ENV="$RO_ENV_CALLER -x ROCSHMEM_HEAP_SIZE=8M"
   for c in "noipc 2" "mixed 2" "nodes2 4"; do
     # shellcheck disable=SC2086
     run "$p" $c "$exe"
   done
 done
+RO_ENV=$RO_ENV_CALLER
 echo "== stream-ordered calls (kernels, the copy engine, graphs)"
 # Every peer through the proxies (noipc) and two pretend nodes: a *_on_stream call to a peer this
 # PE does not map must take the kernel path, at every size (the copy engine cannot reach it).

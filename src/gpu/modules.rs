@@ -48,6 +48,9 @@ struct State {
     reduce_wanted: bool,
     /// Finalize: the loader thread stops instead of waiting for a request.
     closing: bool,
+    /// Every module is loaded at start (`start`'s `all_now`), and no kernel is launched before
+    /// they all are.
+    all_now: bool,
     functions: HashMap<String, usize>,
 }
 
@@ -112,6 +115,11 @@ impl Modules {
     pub fn function(&self, api: &dyn ModuleApi, kernel: &str) -> Result<*mut c_void> {
         let which = usize::from(kernel.starts_with("reduce_"));
         let mut s = self.lock();
+        // `all_now` (RO): the first launch waits until every module is loaded, so that no stream
+        // kernel runs (and perhaps waits for the proxy) while the loader thread still loads one.
+        while s.all_now && s.started && !s.closing && s.modules.iter().any(|m| m.is_none()) {
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
         if let Some(f) = s.functions.get(kernel) {
             return Ok(*f as *mut c_void);
         }
@@ -154,6 +162,7 @@ pub fn start<A: ModuleApi>(
         let mut s = m.lock();
         s.started = true;
         s.reduce_wanted |= all_now;
+        s.all_now = all_now;
     }
     let Some(images) = images else {
         m.set(0, Err(not_built.into()));
@@ -301,6 +310,31 @@ mod tests {
         // A kernel the preload did not name is still looked up.
         assert!(m.function(api.as_ref(), "quiet").is_ok());
         assert_eq!(api.lookups.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn with_all_now_the_first_launch_waits_for_every_module() {
+        static CORE: [u8; 1] = [1];
+        static REDUCE: [u8; 2] = [2, 3];
+        let api = Arc::new(FakeApi::default());
+        let m = Arc::new(Modules::default());
+        // The reductions' module loads until `go` is set (its globals' fill waits).
+        let go = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let g = Arc::clone(&go);
+        let fill: FillGlobals = Arc::new(move |module, _| {
+            while module == 0x1002 && !g.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(())
+        });
+        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, fill, true);
+        let (m2, api2) = (Arc::clone(&m), Arc::clone(&api));
+        let launch = std::thread::spawn(move || m2.function(api2.as_ref(), "putmem").map(|f| f as usize));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!launch.is_finished(), "a core kernel was handed out while the reductions' module still loaded");
+        go.store(true, Ordering::SeqCst);
+        assert!(launch.join().unwrap().is_ok());
+        m.wait_loaded();
     }
 
     #[test]

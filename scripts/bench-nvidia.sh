@@ -35,6 +35,12 @@
 # settings can be overridden). Default groups there: p pingpong amo put.
 # Our `stream` group needs the *_on_stream declarations in include/rocshmem: without them it
 # stops with an error saying so, and the table shows – for ours in those rows.
+# NVSHMEM_HOME2=<a second NVSHMEM> (e.g. 3.8.0's wheel beside the 3.4.5 PyTorch pins): its
+# program is built and run too, after the first's, in every group, and the table gets a column
+# and a ratio for it (ours is run once per group). At run time (BENCH_PREBUILT) it needs only
+# lib/libnvshmem_host.so.3 and lib/nvshmem_bootstrap_uid.so.3 (and include/non_abi/
+# nvshmem_version.h for its version). Both also build bench/gpu/moe/bench_moe.cu (the MoE
+# dispatch/combine pair; scripts/bench-moe.sh runs it) as gpu_bench_moe_{rocshmem,nvshmem,nvshmem2}.
 # Afterwards, on any machine with matplotlib: scripts/plot-bench.py <out dir>/bench.csv
 # (docs/bench-nvidia-bw.png and the markdown table from the CSV).
 #
@@ -42,7 +48,7 @@
 # with nvcc, e.g. CUDA 13.0 from PyPI, and the NVSHMEM wheel in NVSHMEM_HOME; no GPU) and leaves
 # in $ROCSHMEM_GPU_BUILD/bench-prebuilt only what the runs need (bin/rocshmem-run, lib/librocshmem.so,
 # the two benchmark programs); on the GPU machine BENCH_PREBUILT=<that folder> runs them without
-# building (the core dir argument is then not read).
+# building (the core dir argument is then not read). BENCH_PREBUILT_OUT: another folder for them.
 set -u
 CORE_ARG=${1:?usage: scripts/bench-nvidia.sh <core dir | -> [out dir]}
 OUTDIR=${2:-.}
@@ -106,18 +112,32 @@ NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 T_START=$(date +%s)
 
 NV=${NVSHMEM_HOME:-$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>>"$LOG")}
-if [ -z "$NV" ] || [ ! -f "$NV/include/nvshmem.h" ] || [ ! -f "$NV/lib/libnvshmem_device.a" ] ||
-  [ ! -f "$NV/lib/libnvshmem_host.so.3" ]; then
+# nv_ok <home>: what this run needs of an NVSHMEM (to build: headers and the device library too).
+nv_ok() {
+  [ -n "$1" ] && [ -f "$1/lib/libnvshmem_host.so.3" ] &&
+    { [ -n "${BENCH_PREBUILT:-}" ] || { [ -f "$1/include/nvshmem.h" ] && [ -f "$1/lib/libnvshmem_device.a" ]; }; }
+}
+nv_version() {
+  awk '/^#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ { v = v (v == "" ? "" : ".") $3 }
+    END { print v }' "$1/include/non_abi/nvshmem_version.h" 2>/dev/null
+}
+if ! nv_ok "$NV"; then
   log "NVSHMEM not found (python3 -c 'import nvidia.nvshmem' gave '$NV'); set NVSHMEM_HOME"
   exit 1
 fi
-NV_VERSION=$(awk '/^#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ { v = v (v == "" ? "" : ".") $3 }
-  END { print v }' "$NV/include/non_abi/nvshmem_version.h" 2>/dev/null)
-log "nvcc: $NVCC; core: $CORE; NVSHMEM ${NV_VERSION:-?}: $NV; build: $BUILD"
+NV_VERSION=$(nv_version "$NV")
+NV2=${NVSHMEM_HOME2:-}
+NV2_VERSION=
+if [ -n "$NV2" ]; then
+  nv_ok "$NV2" || { log "NVSHMEM_HOME2=$NV2 has no usable NVSHMEM"; exit 1; }
+  NV2=$(cd "$NV2" && pwd)
+  NV2_VERSION=$(nv_version "$NV2")
+fi
+log "nvcc: $NVCC; core: $CORE; NVSHMEM ${NV_VERSION:-?}: $NV${NV2:+; second NVSHMEM ${NV2_VERSION:-?}: $NV2}; build: $BUILD"
 
 # ---------------------------------------------------------------- build
 if [ -n "${BENCH_PREBUILT:-}" ]; then
-  for f in bin/rocshmem-run lib/librocshmem.so gpu_bench_rocshmem gpu_bench_nvshmem; do
+  for f in bin/rocshmem-run lib/librocshmem.so gpu_bench_rocshmem gpu_bench_nvshmem ${NV2:+gpu_bench_nvshmem2}; do
     [ -e "$BUILD/$f" ] || { log "BENCH_PREBUILT=$BUILD has no $f (made by BENCH_BUILD_ONLY=1)"; exit 1; }
   done
   # Their RUNPATHs name the machine that built them.
@@ -156,25 +176,37 @@ if grep -qs 'rocshmem_putmem_on_stream' include/rocshmem/*.hpp &&
 else
   log "include/rocshmem declares no *_on_stream operations: ours -b stream will stop with an error"
 fi
-mkdir -p "$BB/roc" "$BB/nv" "$BB/nvlib"
+mkdir -p "$BB/roc" "$BB/nv" "$BB/nvlib" "$BB/nv2" "$BB/nv2lib"
 # NVSHMEM's wheel has only the versioned host library: link names for -l.
 ln -sfn "$NV/lib/libnvshmem_host.so.3" "$BB/nvlib/libnvshmem_host.so"
 ln -sfn "$NV/lib/libnvshmem_device.a" "$BB/nvlib/libnvshmem_device.a"
+if [ -n "$NV2" ]; then
+  ln -sfn "$NV2/lib/libnvshmem_host.so.3" "$BB/nv2lib/libnvshmem_host.so"
+  ln -sfn "$NV2/lib/libnvshmem_device.a" "$BB/nv2lib/libnvshmem_device.a"
+fi
+# The MoE pair (bench/gpu/moe, its own program) is compiled with the others.
+SRCS_ALL="$SRCS moe/bench_moe"
 pids=()
-for s in $SRCS; do
+for s in $SRCS_ALL; do
+  o=${s#moe/}
   "$NVCC" "${CFLAGS[@]}" ${ROC_DEFS[@]+"${ROC_DEFS[@]}"} --diag-suppress=20044,1444 -I include/rocshmem/compat -I include \
-    -c "bench/gpu/$s.cu" -o "$BB/roc/$s.o" >"$BB/roc/$s.log" 2>&1 &
+    -c "bench/gpu/$s.cu" -o "$BB/roc/$o.o" >"$BB/roc/$o.log" 2>&1 &
   pids+=($!)
   "$NVCC" "${CFLAGS[@]}" -DBENCH_NVSHMEM -I "$NV/include" \
-    -c "bench/gpu/$s.cu" -o "$BB/nv/$s.o" >"$BB/nv/$s.log" 2>&1 &
+    -c "bench/gpu/$s.cu" -o "$BB/nv/$o.o" >"$BB/nv/$o.log" 2>&1 &
   pids+=($!)
+  if [ -n "$NV2" ]; then
+    "$NVCC" "${CFLAGS[@]}" -DBENCH_NVSHMEM -I "$NV2/include" \
+      -c "bench/gpu/$s.cu" -o "$BB/nv2/$o.o" >"$BB/nv2/$o.log" 2>&1 &
+    pids+=($!)
+  fi
 done
 fail=0
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
-for s in $SRCS; do for v in roc nv; do
+for s in $SRCS bench_moe; do for v in roc nv nv2; do
   [ -s "$BB/$v/$s.log" ] && { echo "== $v/$s.cu" && cat "$BB/$v/$s.log"; } >>"$LOG"
 done; done
-[ $fail = 0 ] || { log "compile failed:"; grep -h -B2 -A3 "error" "$BB"/roc/*.log "$BB"/nv/*.log | head -60; exit 1; }
+[ $fail = 0 ] || { log "compile failed:"; grep -h -B2 -A3 "error" "$BB"/roc/*.log "$BB"/nv*/*.log | head -60; exit 1; }
 OBJS_ROC=() OBJS_NV=()
 for s in $SRCS; do OBJS_ROC+=("$BB/roc/$s.o"); OBJS_NV+=("$BB/nv/$s.o"); done
 "$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$BB/gpu_bench_rocshmem" "${OBJS_ROC[@]}" "$BUILD/lib/librocshmem_device.a" \
@@ -184,10 +216,38 @@ for s in $SRCS; do OBJS_ROC+=("$BB/roc/$s.o"); OBJS_NV+=("$BB/nv/$s.o"); done
 "$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$BB/gpu_bench_nvshmem" "${OBJS_NV[@]}" \
   -L"$BB/nvlib" -lnvshmem_host -lnvshmem_device -Xlinker -rpath="$NV/lib" >>"$LOG" 2>&1 ||
   { tail -30 "$LOG"; log "link failed (nvshmem)"; exit 1; }
+# link_moe <out> <object> <link arguments...>: the MoE program (in the background).
+link_moe() {
+  local out=$1 obj=$2
+  shift 2
+  "$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$out" "$obj" "$@" >>"$LOG.$(basename "$out")" 2>&1
+}
+pids=()
+link_moe "$BB/gpu_bench_moe_rocshmem" "$BB/roc/bench_moe.o" "$BUILD/lib/librocshmem_device.a" -L"$BUILD/lib" -lrocshmem \
+  -Xlinker -rpath="$BUILD/lib" -Xlinker --export-dynamic-symbol=rocshmemi_device_globals_set &
+pids+=($!)
+link_moe "$BB/gpu_bench_moe_nvshmem" "$BB/nv/bench_moe.o" -L"$BB/nvlib" -lnvshmem_host -lnvshmem_device \
+  -Xlinker -rpath="$NV/lib" &
+pids+=($!)
+if [ -n "$NV2" ]; then
+  OBJS_NV2=()
+  for s in $SRCS; do OBJS_NV2+=("$BB/nv2/$s.o"); done
+  "$NVCC" -arch="$ARCH" -rdc=true -maxrregcount=64 ${LTO[@]+"${LTO[@]}"} -o "$BB/gpu_bench_nvshmem2" "${OBJS_NV2[@]}" \
+    -L"$BB/nv2lib" -lnvshmem_host -lnvshmem_device -Xlinker -rpath="$NV2/lib" >>"$LOG" 2>&1 &
+  pids+=($!)
+  link_moe "$BB/gpu_bench_moe_nvshmem2" "$BB/nv2/bench_moe.o" -L"$BB/nv2lib" -lnvshmem_host -lnvshmem_device \
+    -Xlinker -rpath="$NV2/lib" &
+  pids+=($!)
+fi
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+cat "$LOG".gpu_bench_* >>"$LOG" 2>/dev/null
+rm -f "$LOG".gpu_bench_*
+[ $fail = 0 ] || { tail -30 "$LOG"; log "link failed (second NVSHMEM or the MoE programs)"; exit 1; }
 if [ "${BENCH_BUILD_ONLY:-0}" = 1 ]; then
-  P=$BUILD/bench-prebuilt
+  P=${BENCH_PREBUILT_OUT:-$BUILD/bench-prebuilt}
   rm -rf "$P" && mkdir -p "$P/bin" "$P/lib" || exit 1
-  cp -a "$BB/gpu_bench_rocshmem" "$BB/gpu_bench_nvshmem" "$P/" && cp -a "$BUILD/bin/rocshmem-run" "$P/bin/" &&
+  cp -a "$BB/gpu_bench_rocshmem" "$BB/gpu_bench_nvshmem" "$BB"/gpu_bench_moe_* "$P/" &&
+    { [ -z "$NV2" ] || cp -a "$BB/gpu_bench_nvshmem2" "$P/"; } && cp -a "$BUILD/bin/rocshmem-run" "$P/bin/" &&
     cp -a "$BUILD"/lib/librocshmem.so* "$P/lib/" || exit 1
   # Stripped (the debug info is most of it): the folder is carried to the GPU machine.
   command -v strip >/dev/null && strip "$P/bin/rocshmem-run" "$P"/lib/librocshmem.so.*.*.*
@@ -212,8 +272,8 @@ fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-nvidia.XXXXXX")
 LAUNCH=0
 FAILED_RUNS=""
-DEAD_roc="" DEAD_nv=""   # why a library's remaining launches are skipped
-TIMEOUTS_roc=0 TIMEOUTS_nv=0
+DEAD_roc="" DEAD_nv="" DEAD_nv2=""   # why a library's remaining launches are skipped
+TIMEOUTS_roc=0 TIMEOUTS_nv=0 TIMEOUTS_nv2=0
 
 # limit <group>: the seconds this launch may take (BENCH_INIT_TIMEOUT for init-only launches,
 # BENCH_TIMEOUT for the others, and never past BENCH_DEADLINE seconds after the start, so that
@@ -235,7 +295,7 @@ after() {
   log "FAILED (exit $rc): $name -b $g (stderr in bench-log.txt)"
   FAILED_RUNS="$FAILED_RUNS $name:$g(exit_$rc)"
   case $rc in *124* | *137*) eval "TIMEOUTS_$lib=\$((TIMEOUTS_$lib + 1))" ;; esac
-  if [ "$LAUNCH" -le 2 ]; then
+  if [ "$(eval echo "\${N_$lib:-0}")" -le 1 ]; then
     eval "DEAD_$lib='its first launch failed'"
   elif [ "$(eval echo "\$TIMEOUTS_$lib")" -ge 2 ]; then
     eval "DEAD_$lib='two launches timed out'"
@@ -252,7 +312,7 @@ run_roc() {
     FAILED_RUNS="$FAILED_RUNS ours:$1(skipped)"
     return
   fi
-  LAUNCH=$((LAUNCH + 1))
+  LAUNCH=$((LAUNCH + 1)) N_roc=$((${N_roc:-0} + 1))
   echo "== roc launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
   if [ "$BACKEND" = ro ]; then
     timeout -k 10 "$t" mpirun --allow-run-as-root --oversubscribe -np 2 -x ROCSHMEM_BACKEND=ro \
@@ -269,26 +329,29 @@ run_roc() {
   after roc "$1" $rc ours
 }
 
-# run_nv <group>: two processes (ranks 0 and 1) that meet through a unique-id file; if one
-# fails, the other is stopped.
+# run_nv <group> [nv2]: two processes (ranks 0 and 1) that meet through a unique-id file; if one
+# fails, the other is stopped. With nv2: the second NVSHMEM (NVSHMEM_HOME2).
 run_nv() {
-  local t
+  local t lib=${2:-nv} home=$NV prog=$BB/gpu_bench_nvshmem name=NVSHMEM dead
+  [ "$lib" = nv2 ] && home=$NV2 prog=$BB/gpu_bench_nvshmem2 name="NVSHMEM-$NV2_VERSION"
+  dead=$(eval echo "\$DEAD_$lib")
   t=$(limit "$1")
-  if [ -n "$DEAD_nv" ] || [ "$t" = 0 ]; then
-    log "skipped: NVSHMEM -b $1 (${DEAD_nv:-deadline})"
-    FAILED_RUNS="$FAILED_RUNS NVSHMEM:$1(skipped)"
+  if [ -n "$dead" ] || [ "$t" = 0 ]; then
+    log "skipped: $name -b $1 (${dead:-deadline})"
+    FAILED_RUNS="$FAILED_RUNS $name:$1(skipped)"
     return
   fi
   LAUNCH=$((LAUNCH + 1))
-  echo "== nvshmem launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
+  eval "N_$lib=\$((\${N_$lib:-0} + 1))"
+  echo "== $name launch $LAUNCH: -b $1 (limit $t s)" >>"$LOG"
   local uid="$W/uid.$LAUNCH" r rc=0 p0 p1 rc0=unset rc1=unset
   rm -f "$uid"
-  local LD_LIBRARY_PATH="$NV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local LD_LIBRARY_PATH="$home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export LD_LIBRARY_PATH
-  BENCH_RANK=0 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
+  BENCH_RANK=0 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$prog" -b "$1" \
     ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} >"$W/out.0" 2>"$W/err.0" &
   p0=$!
-  BENCH_RANK=1 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$BB/gpu_bench_nvshmem" -b "$1" \
+  BENCH_RANK=1 BENCH_NRANKS=2 BENCH_UID_FILE=$uid timeout -k 10 "$t" "$prog" -b "$1" \
     ${MAX_ARGS[@]+"${MAX_ARGS[@]}"} >"$W/out.1" 2>"$W/err.1" &
   p1=$!
   while [ $rc0 = unset ] || [ $rc1 = unset ]; do
@@ -306,17 +369,18 @@ run_nv() {
   done
   for r in 0 1; do
     sed "s/^/[rank $r] /" "$W/err.$r" >>"$LOG"
-    awk -v l="$LAUNCH" '{ print "nv", l, $0 }' "$W/out.$r" >>"$RAW"
+    awk -v l="$LAUNCH" -v lib="$lib" '{ print lib, l, $0 }' "$W/out.$r" >>"$RAW"
   done
   rm -f "$uid"
   [ $rc0 != 0 ] || [ $rc1 != 0 ] && rc="$rc0/$rc1"
-  after nv "$1" "$rc" NVSHMEM
+  after "$lib" "$1" "$rc" "$name"
 }
 
 for ((i = 0; i < INIT_LAUNCHES; i++)); do
   log "init/finalize: launch $((i + 1)) of $INIT_LAUNCHES"
   run_roc init
   run_nv init
+  [ -z "$NV2" ] || run_nv init nv2
 done
 # The stream group runs with the driver's JIT cache off (BENCH_STREAM_COLD=1, the default), so
 # that putmem_on_stream_first_call measures a first run on a machine, not a cache of earlier ones.
@@ -329,6 +393,10 @@ for g in $GROUPS_LIST; do
   run_roc "$g"
   log "$g: NVSHMEM"
   run_nv "$g"
+  if [ -n "$NV2" ]; then
+    log "$g: NVSHMEM $NV2_VERSION"
+    run_nv "$g" nv2
+  fi
 done
 
 # Diagnostics for the init row, into bench-log.txt only (BENCH_INIT_DIAG=0: none): one more init
@@ -402,19 +470,33 @@ END {
   unit[ko] = "ms"; unit[kf] = "ms"
   # init and finalize last
   add_row(ko); add_row(kf)
-  print "| operation | size | unit | better | ours | NVSHMEM | ratio (ours/NVSHMEM) |" > md
-  print "|---|---|---|---|---|---|---|" > md
-  print "operation,size_bytes,unit,ours,nvshmem,ratio,ours_status,nvshmem_status" > csv
+  if (v2 != "") {
+    print "| operation | size | unit | better | ours | NVSHMEM " v1 " | ratio | NVSHMEM " v2 " | ratio |" > md
+    print "|---|---|---|---|---|---|---|---|---|" > md
+    print "operation,size_bytes,unit,ours,nvshmem,ratio,ours_status,nvshmem_status,nvshmem2,ratio2,nvshmem2_status" > csv
+  } else {
+    print "| operation | size | unit | better | ours | NVSHMEM | ratio (ours/NVSHMEM) |" > md
+    print "|---|---|---|---|---|---|---|" > md
+    print "operation,size_bytes,unit,ours,nvshmem,ratio,ours_status,nvshmem_status" > csv
+  }
   for (i = 1; i <= nrows; i++) {
     k = order[i]; split(k, p, SUBSEP)
     u = unit[k]; better = (u == "GB/s") ? "higher" : "lower"
     r = (good("roc", k) && good("nv", k) && val["nv", k] + 0 > 0) ? sprintf("%.2f×", val["roc", k] / val["nv", k]) : "–"
     rc = (good("roc", k) && good("nv", k) && val["nv", k] + 0 > 0) ? sprintf("%.4f", val["roc", k] / val["nv", k]) : ""
-    printf "| %s | %s | %s | %s | %s | %s | %s |\n", p[1], hsize(p[2]), u, better, cell("roc", k), cell("nv", k), r > md
+    r2 = (good("roc", k) && good("nv2", k) && val["nv2", k] + 0 > 0) ? sprintf("%.2f×", val["roc", k] / val["nv2", k]) : "–"
+    rc2 = (good("roc", k) && good("nv2", k) && val["nv2", k] + 0 > 0) ? sprintf("%.4f", val["roc", k] / val["nv2", k]) : ""
+    if (v2 != "")
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], hsize(p[2]), u, better, cell("roc", k), cell("nv", k), r, cell("nv2", k), r2 > md
+    else
+      printf "| %s | %s | %s | %s | %s | %s | %s |\n", p[1], hsize(p[2]), u, better, cell("roc", k), cell("nv", k), r > md
     sroc = bad["roc", k] ? "wrong" : good("roc", k) ? "ok" : ((("roc", k) in val) ? "unchecked" : "missing")
     snv = bad["nv", k] ? "wrong" : good("nv", k) ? "ok" : ((("nv", k) in val) ? "unchecked" : "missing")
-    printf "%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], u, (("roc", k) in val) ? val["roc", k] : "", \
+    snv2 = bad["nv2", k] ? "wrong" : good("nv2", k) ? "ok" : ((("nv2", k) in val) ? "unchecked" : "missing")
+    printf "%s,%s,%s,%s,%s,%s,%s,%s", p[1], p[2], u, (("roc", k) in val) ? val["roc", k] : "", \
       (("nv", k) in val) ? val["nv", k] : "", rc, sroc, snv > csv
+    if (v2 != "") printf ",%s,%s,%s", (("nv2", k) in val) ? val["nv2", k] : "", rc2, snv2 > csv
+    printf "\n" > csv
   }
   for (lib in inis) if ((lib, 0) in dev && (lib, 1) in dev && dev[lib, 0] == dev[lib, 1])
     print "WARNING: " (lib == "roc" ? "ours" : "NVSHMEM") ": both PEs on the GPU " dev[lib, 0] > "/dev/stderr"
@@ -422,12 +504,14 @@ END {
   for (lib in inis) devs[lib] = dev[lib, 0] " / " dev[lib, 1]
   print devs["roc"] > devfile
   print devs["nv"] > devfile
+  print devs["nv2"] > devfile
 }
 AWK
 )
 TBL=$(mktemp)
 DEVS=$(mktemp)
-awk -v md="$TBL" -v csv="$OUTDIR/bench.csv" -v devfile="$DEVS" "$TABLE_AWK" "$RAW" 2>>"$LOG"
+awk -v md="$TBL" -v csv="$OUTDIR/bench.csv" -v devfile="$DEVS" -v v1="${NV_VERSION:-?}" \
+  -v v2="${NV2:+${NV2_VERSION:-?}}" "$TABLE_AWK" "$RAW" 2>>"$LOG"
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
 GPUS=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sort | uniq -c |
@@ -452,6 +536,7 @@ TOPO=$(nvidia-smi topo -m 2>/dev/null | awk 'NR == 2 { print $3 }')
   fi
   echo "| ours | commit $COMMIT; device library \`librocshmem_device.a\`; $OURS_HOW; PEs on GPUs (PCI) $(sed -n 1p "$DEVS") |"
   echo "| NVSHMEM | ${NV_VERSION:-?} (\`$NV\`), unique-id bootstrap, NVSHMEM_DISABLE_NVLS=1, ${NV_HOW}NVSHMEM_REMOTE_TRANSPORT=$NVSHMEM_REMOTE_TRANSPORT; PEs on GPUs (PCI) $(sed -n 2p "$DEVS") |"
+  [ -z "$NV2" ] || echo "| second NVSHMEM | ${NV2_VERSION:-?} (\`$NV2\`), the same settings, run after the first in every group; PEs on GPUs (PCI) $(sed -n 3p "$DEVS") |"
   echo "| BENCH_SCALE, BENCH_SEED | ${BENCH_SCALE:-1}, $BENCH_SEED |"
   echo
   cat "$TBL"

@@ -76,11 +76,23 @@ fn_table!(
     }
 );
 
+fn_table!(
+    /// The driver's calls that load every function of a module at once (CUDA 12.4 and later;
+    /// None with an older driver).
+    struct EagerFns {
+        module_get_function_count = "cuModuleGetFunctionCount": fn(*mut c_uint, *mut c_void) -> CuResult;
+        module_enumerate_functions = "cuModuleEnumerateFunctions": fn(*mut *mut c_void, c_uint, *mut c_void) -> CuResult;
+        func_load = "cuFuncLoad": fn(*mut c_void) -> CuResult;
+        func_get_name = "cuFuncGetName": fn(*mut *const c_char, *mut c_void) -> CuResult;
+    }
+);
+
 /// The loaded CUDA libraries.
 pub struct Cuda {
     rt: Rt,
     cu: CudaOnlyFns,
     drv: DriverFns,
+    eager: Option<EagerFns>,
     /// Which runtime library was loaded (for logs).
     pub lib_name: &'static str,
     _cudart: Library,
@@ -126,7 +138,9 @@ impl Cuda {
         let cu = unsafe { CudaOnlyFns::load_with(|s| symbol(&cudart, s).map_err(|e| missing(lib_name, s, e))) }?;
         // SAFETY: as above.
         let drv = unsafe { DriverFns::load_with(|s| symbol(&driver, s).map_err(|e| missing(CUDA_DRIVER_NAME, s, e))) }?;
-        Ok(Cuda { rt, cu, drv, lib_name, _cudart: cudart, _driver: driver })
+        // SAFETY: as above (each present symbol has the declared C signature).
+        let eager = unsafe { EagerFns::load_with(|s| symbol(&driver, s)) }.ok();
+        Ok(Cuda { rt, cu, drv, eager, lib_name, _cudart: cudart, _driver: driver })
     }
 
     /// `Err` naming `call` and CUDA's own description unless `rc` is success.
@@ -493,6 +507,34 @@ impl ModuleApi for Cuda {
 
     fn sync(&self, stream: usize) -> Result<()> {
         self.rt.sync("cudaStreamSynchronize (stream kernel globals)", stream)
+    }
+
+    /// Every function of the module, loaded now (`cuFuncLoad`) rather than at its first
+    /// `cuModuleGetFunction`: with lazy loading (CUDA's default since 12.2) that first call can
+    /// wait for the context's running kernels, and under RO a running stream kernel waits for
+    /// the proxy thread, whose CUDA calls (the staging copies) wait for that load.
+    fn preload(&self, module: usize) -> Result<Vec<(String, usize)>> {
+        let Some(e) = &self.eager else { return Ok(Vec::new()) };
+        let m = module as *mut c_void;
+        let mut n: c_uint = 0;
+        // SAFETY: a loaded module; writes one count.
+        self.check_drv("cuModuleGetFunctionCount", unsafe { (e.module_get_function_count)(&mut n, m) })?;
+        let mut fs = vec![std::ptr::null_mut::<c_void>(); n as usize];
+        // SAFETY: room for `n` handles.
+        self.check_drv("cuModuleEnumerateFunctions", unsafe { (e.module_enumerate_functions)(fs.as_mut_ptr(), n, m) })?;
+        let mut out = Vec::with_capacity(fs.len());
+        for f in fs {
+            let mut name: *const c_char = std::ptr::null();
+            // SAFETY: a function handle of the module; the name is the driver's, valid while the module is.
+            self.check_drv("cuFuncLoad", unsafe { (e.func_load)(f) })?;
+            self.check_drv("cuFuncGetName", unsafe { (e.func_get_name)(&mut name, f) })?;
+            if !name.is_null() {
+                // SAFETY: a NUL-terminated string of the driver.
+                let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned();
+                out.push((name, f as usize));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -289,9 +289,10 @@ pub trait GpuRuntime: Send + Sync {
     /// Called once near the end of init, on the thread that initialises: prepares what the
     /// stream-ordered calls launch (on NVIDIA, starts loading the helper kernels' modules, whose
     /// device globals `fill` fills once the runtime is up: `Runtime::module_init`). Failures
-    /// are kept for the first `*_on_stream` call to report. Nothing to do by default.
-    fn stream_kernels_start(&self, fill: modules::FillGlobals) {
-        let _ = fill;
+    /// are kept for the first `*_on_stream` call to report. `all_now`: every module at once
+    /// (a backend with a proxy thread; `modules::start`). Nothing to do by default.
+    fn stream_kernels_start(&self, fill: modules::FillGlobals, all_now: bool) {
+        let _ = (fill, all_now);
     }
     /// Waits up to `limit` for the stream kernels' core module (`stream_kernels_start`), once
     /// the runtime is up: init's last step. Nothing to do by default.

@@ -31,6 +31,12 @@ pub trait ModuleApi: Send + Sync + 'static {
     fn function(&self, module: usize, name: &CString) -> Result<usize>;
     /// Waits for the work enqueued on `stream` (the library's own stream).
     fn sync(&self, stream: usize) -> Result<()>;
+    /// Loads every function of a loaded module now and returns them by name (empty where the
+    /// runtime cannot: each is then resolved at its first launch).
+    fn preload(&self, module: usize) -> Result<Vec<(String, usize)>> {
+        let _ = module;
+        Ok(Vec::new())
+    }
 }
 
 #[derive(Default)]
@@ -42,6 +48,9 @@ struct State {
     reduce_wanted: bool,
     /// Finalize: the loader thread stops instead of waiting for a request.
     closing: bool,
+    /// Every module is loaded at start (`start`'s `all_now`), and no kernel is launched before
+    /// they all are.
+    all_now: bool,
     functions: HashMap<String, usize>,
 }
 
@@ -106,6 +115,11 @@ impl Modules {
     pub fn function(&self, api: &dyn ModuleApi, kernel: &str) -> Result<*mut c_void> {
         let which = usize::from(kernel.starts_with("reduce_"));
         let mut s = self.lock();
+        // `all_now` (RO): the first launch waits until every module is loaded, so that no stream
+        // kernel runs (and perhaps waits for the proxy) while the loader thread still loads one.
+        while s.all_now && s.started && !s.closing && s.modules.iter().any(|m| m.is_none()) {
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
         if let Some(f) = s.functions.get(kernel) {
             return Ok(*f as *mut c_void);
         }
@@ -133,6 +147,8 @@ impl Modules {
 /// Starts the loader thread (called on the thread that initialises, whose context or device
 /// the modules belong to). `images` are the core and reductions' modules, None when the library
 /// was built without them (`not_built` then says why, at the first `*_on_stream` call).
+/// `all_now`: load the reductions' module right away too, not at the first reduction (RO: no
+/// module may load while a stream kernel waits for the proxy, see [`ModuleApi::preload`]).
 pub fn start<A: ModuleApi>(
     api: &Arc<A>,
     m: &Arc<Modules>,
@@ -140,8 +156,14 @@ pub fn start<A: ModuleApi>(
     not_built: &'static str,
     lib_stream: usize,
     fill: FillGlobals,
+    all_now: bool,
 ) {
-    m.lock().started = true;
+    {
+        let mut s = m.lock();
+        s.started = true;
+        s.reduce_wanted |= all_now;
+        s.all_now = all_now;
+    }
     let Some(images) = images else {
         m.set(0, Err(not_built.into()));
         m.set(1, Err(not_built.into()));
@@ -158,9 +180,32 @@ pub fn start<A: ModuleApi>(
             }
             let t0 = std::time::Instant::now();
             let r = load(api.as_ref(), image, lib_stream, &fill).map_err(|e| format!("loading the {what}: {e}"));
+            // Every kernel loaded now, none at its first launch (ModuleApi::preload).
+            let preloaded = match &r {
+                Ok((module, _)) => match api.preload(*module) {
+                    Ok(fs) => {
+                        let n = fs.len();
+                        let mut s = mine.lock();
+                        for (name, f) in fs {
+                            if let Some(k) = name.strip_prefix("rocshmemi_stream_") {
+                                s.functions.insert(k.to_string(), f);
+                            }
+                        }
+                        n
+                    }
+                    Err(e) => {
+                        crate::log_info!(
+                            "rocshmem_init",
+                            "{what}: kernels not preloaded ({e}): each loads at its first launch"
+                        );
+                        0
+                    }
+                },
+                Err(_) => 0,
+            };
             crate::log_info!(
                 "rocshmem_init",
-                "{what}: module {} in {:.1} ms ({}, then device globals)",
+                "{what}: module {} in {:.1} ms ({}, then device globals; {preloaded} kernels loaded)",
                 if r.is_ok() { "ready" } else { "failed" },
                 t0.elapsed().as_secs_f64() * 1e3,
                 match &r {
@@ -208,6 +253,10 @@ mod tests {
     struct FakeApi {
         loads: AtomicUsize,
         bound: AtomicUsize,
+        /// Calls of `function` (a driver lookup, which may load the kernel then).
+        lookups: AtomicUsize,
+        /// `preload` names one kernel per module.
+        preloads: bool,
     }
 
     impl ModuleApi for FakeApi {
@@ -222,11 +271,70 @@ mod tests {
             Ok((0x1000 + image.len(), "fake".into()))
         }
         fn function(&self, module: usize, name: &CString) -> Result<usize> {
+            self.lookups.fetch_add(1, Ordering::SeqCst);
             Ok(module + name.as_bytes().len())
         }
         fn sync(&self, _: usize) -> Result<()> {
             Ok(())
         }
+        fn preload(&self, module: usize) -> Result<Vec<(String, usize)>> {
+            if !self.preloads {
+                return Ok(Vec::new());
+            }
+            let name = if module == 0x1001 { "rocshmemi_stream_putmem" } else { "rocshmemi_stream_reduce_int_sum" };
+            Ok(vec![(name.to_string(), module + 7)])
+        }
+    }
+
+    #[test]
+    fn all_now_loads_every_module_and_kernel_at_start() {
+        static CORE: [u8; 1] = [1];
+        static REDUCE: [u8; 2] = [2, 3];
+        let api = Arc::new(FakeApi { preloads: true, ..Default::default() });
+        let m = Arc::new(Modules::default());
+        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, Arc::new(|_, _| Ok(())), true);
+        // Both modules load with no kernel asked for (RO: none may load while a stream kernel
+        // waits for the proxy).
+        let t0 = std::time::Instant::now();
+        while api.loads.load(Ordering::SeqCst) < 2 {
+            assert!(
+                t0.elapsed() < std::time::Duration::from_secs(30),
+                "the reductions' module was not loaded at start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        m.wait_loaded();
+        assert_eq!(m.function(api.as_ref(), "putmem").unwrap() as usize, 0x1001 + 7);
+        assert_eq!(m.function(api.as_ref(), "reduce_int_sum").unwrap() as usize, 0x1002 + 7);
+        assert_eq!(api.lookups.load(Ordering::SeqCst), 0, "preloaded kernels need no lookup at their first launch");
+        // A kernel the preload did not name is still looked up.
+        assert!(m.function(api.as_ref(), "quiet").is_ok());
+        assert_eq!(api.lookups.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn with_all_now_the_first_launch_waits_for_every_module() {
+        static CORE: [u8; 1] = [1];
+        static REDUCE: [u8; 2] = [2, 3];
+        let api = Arc::new(FakeApi::default());
+        let m = Arc::new(Modules::default());
+        // The reductions' module loads until `go` is set (its globals' fill waits).
+        let go = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let g = Arc::clone(&go);
+        let fill: FillGlobals = Arc::new(move |module, _| {
+            while module == 0x1002 && !g.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(())
+        });
+        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, fill, true);
+        let (m2, api2) = (Arc::clone(&m), Arc::clone(&api));
+        let launch = std::thread::spawn(move || m2.function(api2.as_ref(), "putmem").map(|f| f as usize));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!launch.is_finished(), "a core kernel was handed out while the reductions' module still loaded");
+        go.store(true, Ordering::SeqCst);
+        assert!(launch.join().unwrap().is_ok());
+        m.wait_loaded();
     }
 
     #[test]
@@ -235,7 +343,7 @@ mod tests {
         let m = Arc::new(Modules::default());
         let e = m.function(api.as_ref(), "putmem").unwrap_err().to_string();
         assert!(e.contains("not started"), "{e}");
-        start(&api, &m, None, "built without them (test)", 0, no_runtime());
+        start(&api, &m, None, "built without them (test)", 0, no_runtime(), false);
         for k in ["putmem", "reduce_int_sum"] {
             let e = m.function(api.as_ref(), k).unwrap_err().to_string();
             assert!(e.contains("built without them (test)"), "{k}: {e}");
@@ -250,7 +358,7 @@ mod tests {
         static REDUCE: [u8; 5] = [4, 5, 6, 7, 8];
         let api = Arc::new(FakeApi::default());
         let m = Arc::new(Modules::default());
-        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, no_runtime());
+        start(&api, &m, Some([&CORE, &REDUCE]), "unused", 0, no_runtime(), false);
         // The module loads, then filling its device globals fails (no runtime is up), and every kernel of it reports that failure, naming the module.
         let e = m.function(api.as_ref(), "quiet").unwrap_err().to_string();
         assert!(e.contains("loading the stream kernels"), "{e}");
@@ -277,7 +385,7 @@ mod tests {
             }
             Ok(())
         });
-        start(&api, &m, Some([&CORE, &CORE]), "unused", 0, slow);
+        start(&api, &m, Some([&CORE, &CORE]), "unused", 0, slow, false);
         let t0 = std::time::Instant::now();
         assert!(!m.wait_core(std::time::Duration::from_millis(20)));
         assert!(t0.elapsed() >= std::time::Duration::from_millis(20));
@@ -292,7 +400,7 @@ mod tests {
         static CORE: [u8; 1] = [1];
         let api = Arc::new(FakeApi::default());
         let m = Arc::new(Modules::default());
-        start(&api, &m, Some([&CORE, &CORE]), "unused", 0, no_runtime());
+        start(&api, &m, Some([&CORE, &CORE]), "unused", 0, no_runtime(), false);
         m.wait_loaded();
         assert_eq!(api.loads.load(Ordering::SeqCst), 1);
         let e = m.function(api.as_ref(), "reduce_long_max").unwrap_err().to_string();

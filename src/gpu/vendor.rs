@@ -656,8 +656,8 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         Ok(true)
     }
 
-    fn stream_kernels_start(&self, fill: super::modules::FillGlobals) {
-        super::modules::start(&self.api, &self.streams, V::IMAGES, V::IMAGES_NOT_BUILT, self.stream, fill);
+    fn stream_kernels_start(&self, fill: super::modules::FillGlobals, all_now: bool) {
+        super::modules::start(&self.api, &self.streams, V::IMAGES, V::IMAGES_NOT_BUILT, self.stream, fill, all_now);
     }
 
     fn stream_kernels_settle(&self, limit: std::time::Duration) {

@@ -166,7 +166,9 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
     // The helper kernels of the *_on_stream calls (NVIDIA: their modules, loaded off the
     // critical path; see docs/streams.md).
     phases.mark("tables and device globals");
-    gpu.stream_kernels_start(std::sync::Arc::new(super::fill_module_globals));
+    // With RO the stream kernels may wait for the proxy thread, whose CUDA calls would wait for
+    // a module loading meanwhile: every module and kernel is loaded now (gpu/modules.rs).
+    gpu.stream_kernels_start(std::sync::Arc::new(super::fill_module_globals), backend == Backend::Ro);
     heap.common_align = common_alignment(job, &heap)?;
     phases.mark("final exchange");
     log_info!(

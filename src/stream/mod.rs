@@ -28,22 +28,6 @@ use crate::runtime::Runtime;
 use crate::transport::AmoOp;
 use std::ffi::c_void;
 
-/// RO on a GPU: stream_gpu_test hangs there (docs/gpu-results.md, 2026-12-02), so the helper
-/// kernels (`what`: the calls that run them) are refused with a line instead of a hang until
-/// that is diagnosed on a GPU.
-fn refuse_ro_on_gpu(rt: &Runtime, what: &str) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if rt.net.ro().is_some() {
-        return Err(Error::Unsupported(format!(
-            "{what} with ROCSHMEM_BACKEND=ro on the {} platform are not supported yet (a stream test hangs \
-             there, docs/gpu-results.md): use the device API on a kernel, or the IPC backend",
-            rt.gpu.platform().name()
-        )));
-    }
-    let _ = (rt, what);
-    Ok(())
-}
-
 /// Enqueues `work` on `stream` (NULL: the default stream) for `call`; returns at once.
 ///
 /// # Safety
@@ -54,7 +38,6 @@ pub unsafe fn enqueue(rt: &Runtime, call: &'static str, stream: *mut c_void, wor
     if platform == Platform::Host {
         return host::enqueue(call, stream as usize, work);
     }
-    refuse_ro_on_gpu(rt, "the stream-ordered calls")?;
     if host::is_queue(stream as usize) {
         return Err(Error::invalid(format!(
             "stream {stream:p} is a host-platform queue (rocshmem_host_stream_create), but this process runs the {} \
@@ -87,7 +70,6 @@ pub fn run_and_wait(rt: &Runtime, name: &str, mut args: StreamArgs, spread: u64)
     if platform == Platform::Host {
         return host::run(Work::Kernel { name: name.to_string(), args, spread });
     }
-    refuse_ro_on_gpu(rt, "the host atomics and collectives on GPU memory")?;
     let blocks = groups(spread, GPU_BYTES_PER_GROUP, rt.gpu.stream_max_groups());
     // SAFETY: the memory the arguments name was checked by the caller and outlives the wait.
     unsafe { rt.gpu.stream_run_and_wait(name, &args, blocks, threads(platform, name, args.count)) }

@@ -278,15 +278,19 @@ def test_stream_forms(job):
     a = rshmem_torch.create_tensor((n * 16,), torch.uint8)
     b = rshmem_torch.create_tensor((n * 16,), torch.uint8)
     a.copy_(data(seed, me, "a2a_s", (n * 16,), torch.uint8))
+    # A collective's source is symmetric (upstream's API: the members read the root's source):
+    # the broadcast's comes from the heap, not the plain tensor `src`.
+    bsrc = rshmem_torch.create_tensor((4096,), torch.uint8)
+    bsrc.copy_(src)
     rocshmem4py.rocshmem_alltoallmem_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, b.data_ptr(), a.data_ptr(), 16, s)
-    rocshmem4py.rocshmem_broadcastmem_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, dst.data_ptr(), src.data_ptr(), 4096,
+    rocshmem4py.rocshmem_broadcastmem_on_stream(rocshmem4py.ROCSHMEM_TEAM_WORLD, dst.data_ptr(), bsrc.data_ptr(), 4096,
                                                 n - 1, s)
     torch.cuda.synchronize()
     assert torch.equal(b, torch.cat([data(seed, j, "a2a_s", (n * 16,), torch.uint8)[16 * me:16 * me + 16]
                                      for j in range(n)]))
     assert torch.equal(dst, data(seed, n - 1, "stream", (4096,), torch.uint8))
     rocshmem4py.rocshmem_barrier_all()
-    for t in (b, a, sig, dst):
+    for t in (bsrc, b, a, sig, dst):
         rshmem_torch.free_tensor(t)
 
 

@@ -28,7 +28,7 @@ pub struct rocshmem_qp_info {
 const _: () = assert!(std::mem::size_of::<rocshmem_qp_info>() == 96);
 
 /// The device queue pair to world PE `peer`, when the GDA backend runs.
-fn device_qp(peer: c_int) -> Option<*const crate::backend::gda::abi::rocshmem_gda_qp> {
+fn device_qp(peer: c_int) -> Option<*const crate::transport::gda::abi::rocshmem_gda_qp> {
     let rt = crate::runtime::get_ready().ok()?;
     let g = rt.net.gda()?;
     let p = usize::try_from(peer).ok().filter(|p| *p < rt.n_pes())?;

@@ -14,7 +14,7 @@ use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
-use crate::transport::gda::{Gda, GdaSetup};
+use crate::transport::gda::host::{Gda, GdaSetup};
 use crate::transport::route::Transports;
 use crate::{log_info, log_warn};
 use std::sync::Arc;
@@ -92,8 +92,8 @@ fn choose_backend(cfg: &Config, method: &Method) -> Result<Backend> {
     let chosen = match backend.as_str() {
         "" | "ipc" => Backend::Ipc,
         "ro" if cfg!(feature = "mpi") => Backend::Ro,
-        "gda" if crate::backend::gda::wants_model(cfg) => Backend::Gda,
-        "gda" => return Err(Error::Unsupported(crate::backend::gda::refusal(cfg))),
+        "gda" if crate::transport::gda::wants_model(cfg) => Backend::Gda,
+        "gda" => return Err(Error::Unsupported(crate::transport::gda::refusal(cfg))),
         _ => {
             return Err(Error::Unsupported(format!(
                 "ROCSHMEM_BACKEND={backend}: this build provides the ipc, ro and gda backends{}",
@@ -442,7 +442,7 @@ fn common_alignment(job: &Job, heap: &SymmetricHeap) -> Result<usize> {
 /// Sets up the RO backend: MPI from the bootstrap (which must have been through MPI), the
 /// window over this PE's segment, the queues and the proxy thread.
 #[cfg(feature = "mpi")]
-fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) -> Result<crate::backend::ro::Ro> {
+fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) -> Result<crate::transport::ro::Ro> {
     if !heap.host_accessible() {
         return Err(Error::Unsupported(format!(
             "ROCSHMEM_BACKEND=ro: the {} platform's heap is not in host memory",
@@ -463,14 +463,14 @@ fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) ->
     let me = job.my_pe;
     let seg_base = heap.device_base(me);
     let seg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
-    let rc = crate::backend::ro::RoConfig {
+    let rc = crate::transport::ro::RoConfig {
         mapped,
         // In range: checked against the table when the configuration was read.
         n_queues: cfg.ro_queues as usize,
         progress_delay_us: cfg.ro_progress_delay as u64,
         gpu: Arc::clone(&heap.gpu),
     };
-    let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
+    let ro = crate::transport::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
     log_info!(
         "rocshmem_init",
         "RO backend: PE {me} maps {} of {} PEs, the others through MPI",

@@ -2,11 +2,11 @@
 //! operations as a [`Via`]. A `Via` is itself a [`Transport`] whose methods are one `match`
 //! over the transports of this build (static calls, no indirect call on the hot path).
 
-use super::gda::Gda;
+use super::gda::host::Gda;
 use super::ipc::Ipc;
-use super::{AmoOp, Group, Reduce, Transport};
 #[cfg(feature = "mpi")]
-use crate::backend::ro::Ro;
+use super::ro::Ro;
+use super::{AmoOp, Group, Reduce, Transport};
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;

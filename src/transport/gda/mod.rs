@@ -1,7 +1,7 @@
-//! The GDA backend (GPU-initiated RDMA: device threads build WQEs and ring the NIC's doorbell),
-//! mlx5 first; see docs/gda.md. Phase A, here: every piece that can be built and tested without
-//! routing operations through it.
+//! The GDA transport (GPU-initiated RDMA: device threads build WQEs and ring the NIC's
+//! doorbell), mlx5 first; see docs/gda.md.
 //!
+//! - `host`: the host side, the `transport::Transport` of the peers this PE does not map.
 //! - `abi`: the queue-pair descriptor device code posts through (cbindgen writes
 //!   `device/include/rocshmem_device/gda_abi.h` from it); the posting code is `device/src/gda/`.
 //! - `mlx5`: the wire formats a NIC reads and writes (WQEs, CQEs, doorbells).
@@ -10,18 +10,17 @@
 //!   builds queue pairs on a NIC (never run on one).
 //! - `verbs`: rdma-core loaded at run time; `discovery`: which NIC, from sysfs; `dmabuf`: GPU
 //!   memory exported for registration.
-//! - `hooks`: the `rocshmemi_gda_*` entry points the tests use.
 //!
-//! Routing (phase B): `ROCSHMEM_BACKEND=gda` with `ROCSHMEM_GDA_PROVIDER=model` runs the
-//! transport `transport::gda` against the NIC model on the host platform; with any other
-//! provider init refuses with [`refusal`], which says what this node has (queue pairs on a NIC,
-//! `setup.rs`, are not wired into init yet).
+//! `ROCSHMEM_BACKEND=gda` with `ROCSHMEM_GDA_PROVIDER=model` runs this transport against the
+//! NIC model on the host platform; with any other provider init refuses with [`refusal`], which
+//! says what this node has (queue pairs on a NIC, `setup.rs`, are not wired into init yet). The
+//! tests drive the model and the parsers through `crate::test_hooks`.
 
 pub mod abi;
 pub mod devx;
 pub mod discovery;
 pub mod dmabuf;
-pub mod hooks;
+pub mod host;
 pub mod layout;
 pub mod mlx5;
 pub mod model;

@@ -2,9 +2,9 @@
 //! MPI layer, and completes them; collectives run as nonblocking MPI collectives that a queue
 //! does not wait for (see `run`).
 
+use super::mpi::{IN_PLACE, count};
 use super::mpi_layer::{Shared, team_rank, team_size};
 use super::queues::{complete, word};
-use crate::backend::mpi::{IN_PLACE, count};
 use crate::device_abi::*;
 use crate::error::{Error, Result};
 use crate::transport::AmoOp;

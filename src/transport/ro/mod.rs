@@ -11,6 +11,7 @@
 //! - `mpi_layer`: the one-sided operations, reductions and Open MPI facts both use.
 
 mod host;
+pub mod mpi;
 mod mpi_layer;
 mod proxy;
 mod queues;

@@ -11,7 +11,8 @@
 //! - `transport/`: the host transport interface (`Transport`) and one place per transport:
 //!   `ipc.rs`, `ro/` (reverse offload over MPI loaded at run time), `gda/` (NIC queue pairs),
 //!   and `route.rs`, which transport reaches which PE;
-//! - `heap/`: the symmetric heap, its allocator and the PEs' agreement on heap calls;
+//! - `heap/`: the symmetric heap and its allocator; `heap_agree`: the PEs' agreement on heap
+//!   calls (above teams and transports, whose barriers and all-gathers it uses);
 //!   `sync`: waits and the IPC barrier; `device_abi`: the structures shared with device code
 //!   (cbindgen writes their C header); `cxx/`: the C++ shim;
 //! - `bootstrap/`: how PEs find each other (launcher, unique id, MPI); `gpu/`: where memory
@@ -34,6 +35,7 @@ pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod heap;
+pub mod heap_agree;
 pub mod inflight;
 pub mod interrupt;
 pub mod log;

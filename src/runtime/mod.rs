@@ -365,7 +365,7 @@ pub fn finalize() -> Result<()> {
     std::sync::atomic::fence(Ordering::SeqCst);
     // The world barrier, which also checks that every PE made as many heap calls (a PE still
     // in a malloc or free another skipped stops the job with a message: heap/agree.rs).
-    crate::heap::agree::agree(&rt.heap, &rt.net, crate::heap::agree::HeapCall::Finalize, None)?;
+    crate::heap_agree::agree(&rt.heap, &rt.net, crate::heap_agree::HeapCall::Finalize, None)?;
     // Before MPI_Finalize (job.finalize): RO's proxy drains and stops, its window goes.
     rt.net.shutdown();
     let r = rt.job.finalize();

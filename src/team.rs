@@ -6,7 +6,7 @@
 
 use crate::device_abi::{ROCSHMEM_TEAM_MAGIC, rocshmem_team_device};
 use crate::error::{Error, Result};
-use crate::gpu::{Mirror, entry_bytes};
+use crate::gpu::mirror::{Mirror, entry_bytes};
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::transport::route::Transports;

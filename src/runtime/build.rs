@@ -10,7 +10,8 @@ use crate::ctx::CtxTable;
 use crate::device_abi::rocshmem_ctx_device;
 use crate::env::Config;
 use crate::error::{Error, Result};
-use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
+use crate::gpu::mirror::Mirror;
+use crate::gpu::{self, GpuRuntime, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
@@ -231,7 +232,7 @@ fn choose_platform(job: &Job, cfg: &Config, use_ro: bool, phases: &mut Phases) -
     let me = job.my_pe;
     let sharing = gpu::share::Policy::parse(&cfg.gpu_sharing)?;
     let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
-    let gpu = gpu::open(&cfg.gpu, local_rank);
+    let gpu = gpu::select::open(&cfg.gpu, local_rank);
     phases.mark("gpu open");
     let chosen = gpu.as_ref().map_err(Error::clone).and_then(|g| {
         let mut b = g.platform().name().as_bytes().to_vec();

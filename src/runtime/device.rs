@@ -7,7 +7,8 @@ use crate::device_abi::{
     ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, ROCSHMEM_ROUTE_IPC, rocshmem_device_fast, rocshmem_device_state,
 };
 use crate::error::{Error, Result};
-use crate::gpu::{self, GpuRuntime, Mirror};
+use crate::gpu::mirror::Mirror;
+use crate::gpu::{self, GpuRuntime};
 use crate::heap::SymmetricHeap;
 use crate::log_info;
 use crate::team::{SHARED_SLOT, TeamTable, WORLD_SLOT};

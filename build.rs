@@ -10,7 +10,7 @@
 mod amd_build;
 #[path = "codegen/mod.rs"]
 mod codegen;
-#[path = "src/stream/pack.rs"]
+#[path = "src/gpu/stream_pack.rs"]
 #[allow(dead_code)] // the reading half is the library's
 mod pack;
 
@@ -274,7 +274,7 @@ fn find_ptxas() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// `OUT_DIR/<name>.pack` (src/stream/pack.rs): the module's PTX and, with ptxas, its SASS for
+/// `OUT_DIR/<name>.pack` (src/gpu/stream_pack.rs): the module's PTX and, with ptxas, its SASS for
 /// each architecture of `ROCSHMEM_STREAM_SASS` (default "90": sm_90; "" for none), each a zstd
 /// frame. An architecture ptxas fails on is left out with a warning (the PTX still covers it).
 fn pack_stream_module(ptx: &Path, ptx_sm: u32, dst: &Path, ptxas: Option<&Path>) {

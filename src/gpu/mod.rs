@@ -8,16 +8,25 @@
 //! This file holds what every platform builds on (the [`GpuRuntime`] trait, [`Segment`],
 //! [`Platform`]) and names none of the platforms, so they can use it without an import cycle:
 //! `select` picks one, `mirror` (the device copies of the core's tables) uses one.
+//!
+//! The stream helper kernels' pieces that need no runtime live here too: their argument
+//! (`stream_args`), launch grid (`stream_plan`), embedded images (`stream_pack`, loaded by
+//! `modules`), and the host platform's ordered queues that run them (`host_streams`); the
+//! `*_on_stream` calls themselves are `crate::stream`.
 
 pub mod cuda;
 pub mod hip;
 pub mod hip_arch;
 pub mod host;
 pub mod host_heap;
+pub mod host_streams;
 pub mod mirror;
 pub mod modules;
 pub mod select;
 pub mod share;
+pub mod stream_args;
+pub mod stream_pack;
+pub mod stream_plan;
 pub mod vendor;
 
 use crate::error::{Error, Result};
@@ -297,7 +306,7 @@ pub trait GpuRuntime: Send + Sync {
         &self,
         stream: *mut c_void,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {
@@ -315,7 +324,7 @@ pub trait GpuRuntime: Send + Sync {
     unsafe fn stream_run_and_wait(
         &self,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {

@@ -101,7 +101,7 @@ pub fn finalize() -> Result<()> {
     // The stream-kernel loader thread uses the runtime: it finishes first.
     rt.gpu.stream_kernels_wait();
     // Operations still queued on host-platform streams run before the heaps go away.
-    crate::stream::host::drain_all();
+    crate::gpu::host_streams::drain_all();
     std::sync::atomic::fence(Ordering::SeqCst);
     // The world barrier, which also checks that every PE made as many heap calls (a PE still
     // in a malloc or free another skipped stops the job with a message: heap/agree.rs).

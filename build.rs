@@ -6,7 +6,7 @@
 //! `cargo xtask gen` writes them. This script only compares them with what the generator
 //! would write and fails, naming that command, when one is stale: it never writes the tree.
 
-#[path = "device/amd_build.rs"]
+#[path = "device/amd_build/mod.rs"]
 mod amd_build;
 #[path = "codegen/mod.rs"]
 mod codegen;
@@ -212,13 +212,13 @@ fn stream_ptx(root: &Path, out: &Path) {
             std::env::var("ROCSHMEM_STREAM_SASS").ok(),
             include_str!("build.rs")
         );
-        Some(amd_build::cache_dir("stream")?.join(amd_build::inputs_hash(root, &plan)))
+        Some(amd_build::cache::cache_dir("stream")?.join(amd_build::cache::inputs_hash(root, &plan)))
     };
     let mut why = Vec::new();
     for clang in candidates {
         let cache = cache(&clang);
         if let Some(c) = &cache {
-            if amd_build::cache_get(c, &cached, out).unwrap_or(false) {
+            if amd_build::cache::cache_get(c, &cached, out).unwrap_or(false) {
                 println!("cargo:rustc-cfg=rocshmem_stream_ptx");
                 return;
             }
@@ -237,7 +237,7 @@ fn stream_ptx(root: &Path, out: &Path) {
                     }
                 });
                 if let Some(c) = &cache {
-                    if let Err(e) = amd_build::cache_put(out, &cached, c) {
+                    if let Err(e) = amd_build::cache::cache_put(out, &cached, c) {
                         println!("cargo:warning=rocSHMEM: stream kernels not cached in {}: {e}", c.display());
                     }
                 }

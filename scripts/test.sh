@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # What is made once and reused across runs: the Debian sid root of today's ROCm, the clean
 # Debian 12 root of the package check, and the device products by the hash of their inputs
-# (AMD device library and bitcode, NVIDIA stream kernels; device/amd_build.rs, build.rs), shared
+# (AMD device library and bitcode, NVIDIA stream kernels; device/amd_build/, build.rs), shared
 # by every cargo profile of this run and by later runs (docs/development.md).
 CACHE=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
 export ROCSHMEM_DEVICE_CACHE="$CACHE"

@@ -70,10 +70,13 @@ SID_PID=$!
 ./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 &
 DEBROOT_PID=$!
 
+# Clippy on the shipped feature set and on the test build's (with the test doubles: the GDA NIC
+# model and its entry points); the unit tests with the test doubles, whose own tests they are.
 rust() {
   cargo fmt --check
   cargo clippy --workspace --all-targets --quiet -- -D warnings
-  cargo test --quiet
+  cargo clippy --workspace --all-targets --features test-doubles --quiet -- -D warnings
+  cargo test --quiet --features test-doubles
 }
 
 sid_root() {
@@ -87,7 +90,7 @@ sid_root() {
 # kernels), reached through the wrappers of rocm-sid.sh.
 AMD_TARGETS="gfx942;gfx950;gfx90a;gfx1100;gfx1201"
 build() {
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_TEST_DOUBLES=ON -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
     -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" >/dev/null
   cmake --build build -j"$(nproc)"
 }

@@ -48,6 +48,7 @@ pub mod stop;
 pub mod stream;
 pub mod sync;
 pub mod team;
+#[cfg(feature = "test-doubles")]
 pub mod test_hooks;
 pub mod transport;
 pub mod watchdog;

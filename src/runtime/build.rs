@@ -15,6 +15,7 @@ use crate::gpu::{self, GpuRuntime, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
+#[cfg(feature = "test-doubles")]
 use crate::transport::gda::host::{Gda, GdaSetup};
 use crate::transport::route::Transports;
 use crate::{log_info, log_warn};
@@ -408,6 +409,10 @@ fn start_transports(
     backend: Backend,
 ) -> Result<Transports> {
     let mut net = Transports::ipc(slots, job.n_pes);
+    // Without the NIC model no build chooses GDA (`choose_backend`).
+    #[cfg(not(feature = "test-doubles"))]
+    let _ = nic;
+    #[cfg(feature = "test-doubles")]
     if backend == Backend::Gda {
         let setup = GdaSetup { job, cfg, heap, nic, sync: Arc::clone(&net.ipc.sync) };
         let gda = Gda::start(setup);

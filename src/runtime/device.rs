@@ -48,6 +48,7 @@ fn route_of(k: Kind) -> u8 {
         Kind::Ipc => ROCSHMEM_ROUTE_IPC,
         #[cfg(feature = "mpi")]
         Kind::Ro => crate::device_abi::ROCSHMEM_ROUTE_RO,
+        #[cfg(feature = "test-doubles")]
         Kind::Gda => crate::device_abi::ROCSHMEM_ROUTE_GDA,
     }
 }
@@ -106,6 +107,7 @@ pub(super) fn build(
         head.state.ro = ro.device_ptr();
         head.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
     }
+    #[cfg(feature = "test-doubles")]
     if let Some(g) = net.gda() {
         head.state.gda = g.device_table();
         head.fast.flags |= crate::device_abi::ROCSHMEM_FAST_GDA;

@@ -20,9 +20,13 @@ pub mod abi;
 pub mod devx;
 pub mod discovery;
 pub mod dmabuf;
+// The GDA transport runs only against the NIC model until queue pairs on a NIC are wired into
+// init, so it comes and goes with the model (feature `test-doubles`, off in shipped builds).
+#[cfg(feature = "test-doubles")]
 pub mod host;
 pub mod layout;
 pub mod mlx5;
+#[cfg(feature = "test-doubles")]
 pub mod model;
 pub mod setup;
 pub mod verbs;
@@ -67,9 +71,9 @@ pub fn probe(cfg: &Config, sysfs: &Path) -> Result<discovery::Choice, String> {
 /// provider: it serves the queue pairs in this process, between PEs of one machine).
 pub const MODEL_PROVIDER: &str = "model";
 
-/// Whether `ROCSHMEM_GDA_PROVIDER` names the NIC model.
+/// Whether `ROCSHMEM_GDA_PROVIDER` names the NIC model and this build has it.
 pub fn wants_model(cfg: &Config) -> bool {
-    cfg.gda_provider.trim().eq_ignore_ascii_case(MODEL_PROVIDER)
+    cfg!(feature = "test-doubles") && cfg.gda_provider.trim().eq_ignore_ascii_case(MODEL_PROVIDER)
 }
 
 /// Why init refuses `ROCSHMEM_BACKEND=gda` (any provider but the model), with what this node has.
@@ -78,10 +82,13 @@ pub fn refusal(cfg: &Config) -> String {
         Ok(c) => format!("this node's NIC would be {} port {}", c.nic, c.port),
         Err(why) => format!("and on this node: {why}"),
     };
+    let model = if cfg!(feature = "test-doubles") {
+        "runs only against its NIC model in this build (ROCSHMEM_GDA_PROVIDER=model, host platform; docs/gda.md)"
+    } else {
+        "runs only against its NIC model (a test double this build leaves out: cargo feature test-doubles; docs/gda.md)"
+    };
     format!(
-        "ROCSHMEM_BACKEND=gda: the GDA backend runs only against its NIC model in this build \
-         (ROCSHMEM_GDA_PROVIDER=model, host platform; docs/gda.md): queue pairs on a NIC are not set up yet; \
-         use ipc or ro ({node})"
+        "ROCSHMEM_BACKEND=gda: the GDA backend {model}: queue pairs on a NIC are not set up yet; use ipc or ro ({node})"
     )
 }
 

@@ -310,11 +310,11 @@ ROCSHMEM_ROUTED void signal_flag_routed(const rocshmem_device_state *s, int worl
 
 /**
  * The transport of team `t`'s barriers and collectives: IPC when this PE maps every member,
- * else the transport of the members it does not (`ro_remote` counts them: the RO proxy runs
+ * else the transport of the members it does not (`remote_members` counts them: the RO proxy runs
  * the operation with MPI over the whole team).
  */
 ROCSHMEM_DEV_INLINE Route team(const rocshmem_team_device *t) {
-  if (!remote_active() || t->ro_remote == 0) return Route::ipc;
+  if (!remote_active() || t->remote_members == 0) return Route::ipc;
   if (active(ROCSHMEM_FAST_RO)) return Route::ro;
   if (active(ROCSHMEM_FAST_GDA)) return Route::gda;
   not_routed();

@@ -155,7 +155,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
     for t in [world, shared] {
         let remote = net.team_created(t.slot, t.set)?;
         if remote > 0 {
-            teams.set_ro_remote(t.slot, remote)?;
+            teams.set_remote_members(t.slot, remote)?;
         }
     }
     // Programs linked with the device library get their device globals now.

@@ -34,24 +34,27 @@ use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
 
-/// An atomic operation on a 4- or 8-byte word (the order of the device library's `AmoOp` and of
-/// the RO queue protocol's `ROCSHMEM_RO_AMO_*` codes).
+/// An atomic operation on a 4- or 8-byte word. Its number is the device library's `AmoOp`
+/// (device/src/amo.hpp), which the stream helper kernel `amo` takes; each transport maps it to
+/// its own codes (RO's queue codes: `transport::ro::proxy::amo_op`; MPI operations and NIC
+/// atomics: in their transports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum AmoOp {
-    Fetch,
-    Set,
-    Swap,
-    CompareSwap,
-    FetchInc,
-    Inc,
-    FetchAdd,
-    Add,
-    FetchAnd,
-    And,
-    FetchOr,
-    Or,
-    FetchXor,
-    Xor,
+    Fetch = 0,
+    Set = 1,
+    Swap = 2,
+    CompareSwap = 3,
+    FetchInc = 4,
+    Inc = 5,
+    FetchAdd = 6,
+    Add = 7,
+    FetchAnd = 8,
+    And = 9,
+    FetchOr = 10,
+    Or = 11,
+    FetchXor = 12,
+    Xor = 13,
 }
 
 /// The members of a collective: a team, or an OpenSHMEM active set, with the synchronisation

@@ -107,7 +107,7 @@ impl Ro {
         self.mapped[pe]
     }
 
-    /// Members of `set` this PE does not map (`rocshmem_team_device::ro_remote`).
+    /// Members of `set` this PE does not map (`rocshmem_team_device::remote_members`).
     pub fn remote_in(&self, set: PeSet) -> usize {
         (0..set.size).filter(|i| !self.mapped[set.pe(*i)]).count()
     }

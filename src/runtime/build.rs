@@ -408,10 +408,14 @@ fn start_transports(
     slots: usize,
     backend: Backend,
 ) -> Result<Transports> {
+    #[cfg_attr(not(any(feature = "mpi", feature = "test-doubles")), allow(unused_mut))]
     let mut net = Transports::ipc(slots, job.n_pes);
-    // Without the NIC model no build chooses GDA (`choose_backend`).
+    // Without the NIC model no build chooses GDA (`choose_backend`); without either remote
+    // transport, IPC is all there is.
     #[cfg(not(feature = "test-doubles"))]
     let _ = nic;
+    #[cfg(not(any(feature = "mpi", feature = "test-doubles")))]
+    let _ = (cfg, heap, backend);
     #[cfg(feature = "test-doubles")]
     if backend == Backend::Gda {
         let setup = GdaSetup { job, cfg, heap, nic, sync: Arc::clone(&net.ipc.sync) };

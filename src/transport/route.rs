@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
+#[cfg(any(feature = "mpi", feature = "test-doubles"))]
 use std::sync::Arc;
 
 /// A transport of this build.

@@ -6,11 +6,11 @@
 //! `cargo xtask gen` writes them. This script only compares them with what the generator
 //! would write and fails, naming that command, when one is stale: it never writes the tree.
 
-#[path = "device/amd_build.rs"]
+#[path = "device/amd_build/mod.rs"]
 mod amd_build;
 #[path = "codegen/mod.rs"]
 mod codegen;
-#[path = "src/stream/pack.rs"]
+#[path = "src/gpu/stream_pack.rs"]
 #[allow(dead_code)] // the reading half is the library's
 mod pack;
 
@@ -56,7 +56,28 @@ fn main() {
 
     // 1. The generated files (the typed API, headers and tests from codegen/table.rs, the C
     //    headers cbindgen writes from src/) must be what the generator writes today.
-    let problems = codegen::check(&root, &codegen::outputs(&root, version));
+    if !generated_files_current(&root, version) {
+        return;
+    }
+    // 2. The C++ shim and the device library built for the host platform (GPU threads are CPU
+    //    threads started by its launcher), linked whole into both the .so and the .a.
+    compile_cxx(&root, &out);
+    // 3. The shared library: SONAME, exported C++ names, -Bsymbolic-functions.
+    shared_library_args(&out, version);
+
+    // 4. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
+    stream_ptx(&root, &out);
+
+    // 5. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD),
+    //    and the AMD stream kernels it made, embedded in the library (src/gpu/hip.rs).
+    amd_build::build(&root, &out);
+    stream_code_objects(&out);
+}
+
+/// Whether the generated files are what the generator writes today (else a cargo error line
+/// naming `cargo xtask gen`).
+fn generated_files_current(root: &Path, version: (u32, u32, u32)) -> bool {
+    let problems = codegen::check(root, &codegen::outputs(root, version));
     if !problems.is_empty() {
         let n = problems.len();
         let first = problems.into_iter().take(3).collect::<Vec<_>>().join(", ");
@@ -65,11 +86,13 @@ fn main() {
             if n > 3 { ", ..." } else { "" },
             codegen::COMMAND
         );
-        return;
+        return false;
     }
+    true
+}
 
-    // 2. The C++ shim and the device library built for the host platform (GPU threads are CPU
-    //    threads started by its launcher), linked whole into both the .so and the .a.
+/// The C++ shim and the host platform's device library, as one static library linked whole.
+fn compile_cxx(root: &Path, out: &Path) {
     let mut device_sources: Vec<PathBuf> = std::fs::read_dir(root.join("device/gen"))
         .expect("device/gen")
         .map(|e| e.unwrap().path())
@@ -103,15 +126,17 @@ fn main() {
         .compile("rocshmem_cxx");
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static:+whole-archive=rocshmem_cxx");
+}
 
-    // 3. The shared library: SONAME, and export the C++ names next to Rust's C names (rustc's
-    //    own version script lists only Rust symbols; the linker merges the two scripts).
-    //    ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
-    //    The C++ names are matched demangled, namespace by namespace: a wider pattern such as
-    //    _ZN8rocshmem* also exported the Rust core's own functions (legacy mangling, a hash
-    //    that changes with every build) and the device library's template instantiations
-    //    (rocshmem::dev), which no header declares. A C++ function of another form needs its
-    //    line here. The exported list is abi/librocshmem.abi (scripts/abi.py).
+/// The shared library's link arguments: SONAME, and the C++ names exported next to Rust's C
+/// names (rustc's own version script lists only Rust symbols; the linker merges the two scripts).
+fn shared_library_args(out: &Path, version: (u32, u32, u32)) {
+    // ROCSHMEM_CTX_DEFAULT is the shim's extern "C" variable (unmangled, as upstream).
+    // The C++ names are matched demangled, namespace by namespace: a wider pattern such as
+    // _ZN8rocshmem* also exported the Rust core's own functions (legacy mangling, a hash
+    // that changes with every build) and the device library's template instantiations
+    // (rocshmem::dev), which no header declares. A C++ function of another form needs its
+    // line here. The exported list is abi/librocshmem.abi (scripts/abi.py).
     let map = out.join("cxx_exports.map");
     write_if_changed(
         &map,
@@ -125,14 +150,6 @@ fn main() {
     // The library's own calls bind to its own functions: a program that defines a symbol of the
     // same name (nvcc emits host stubs named like device functions) cannot hijack them.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
-
-    // 4. The helper kernels of the *_on_stream calls as PTX for NVIDIA, embedded in the library.
-    stream_ptx(&root, &out);
-
-    // 5. The AMD GPU device library and bitcode (OUT_DIR/amd/), when asked for (ROCSHMEM_AMD),
-    //    and the AMD stream kernels it made, embedded in the library (src/gpu/hip.rs).
-    amd_build::build(&root, &out);
-    stream_code_objects(&out);
 }
 
 /// Turns on cfg `rocshmem_stream_amd` when the AMD build made the stream kernels' bundles
@@ -212,13 +229,13 @@ fn stream_ptx(root: &Path, out: &Path) {
             std::env::var("ROCSHMEM_STREAM_SASS").ok(),
             include_str!("build.rs")
         );
-        Some(amd_build::cache_dir("stream")?.join(amd_build::inputs_hash(root, &plan)))
+        Some(amd_build::cache::cache_dir("stream")?.join(amd_build::cache::inputs_hash(root, &plan)))
     };
     let mut why = Vec::new();
     for clang in candidates {
         let cache = cache(&clang);
         if let Some(c) = &cache {
-            if amd_build::cache_get(c, &cached, out).unwrap_or(false) {
+            if amd_build::cache::cache_get(c, &cached, out).unwrap_or(false) {
                 println!("cargo:rustc-cfg=rocshmem_stream_ptx");
                 return;
             }
@@ -237,7 +254,7 @@ fn stream_ptx(root: &Path, out: &Path) {
                     }
                 });
                 if let Some(c) = &cache {
-                    if let Err(e) = amd_build::cache_put(out, &cached, c) {
+                    if let Err(e) = amd_build::cache::cache_put(out, &cached, c) {
                         println!("cargo:warning=rocSHMEM: stream kernels not cached in {}: {e}", c.display());
                     }
                 }
@@ -274,7 +291,7 @@ fn find_ptxas() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// `OUT_DIR/<name>.pack` (src/stream/pack.rs): the module's PTX and, with ptxas, its SASS for
+/// `OUT_DIR/<name>.pack` (src/gpu/stream_pack.rs): the module's PTX and, with ptxas, its SASS for
 /// each architecture of `ROCSHMEM_STREAM_SASS` (default "90": sm_90; "" for none), each a zstd
 /// frame. An architecture ptxas fails on is left out with a warning (the PTX still covers it).
 fn pack_stream_module(ptx: &Path, ptx_sm: u32, dst: &Path, ptxas: Option<&Path>) {

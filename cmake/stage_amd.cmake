@@ -6,7 +6,7 @@
 #    glue rocshmemi_device_globals_set), so that `hipcc -fgpu-rdc --hip-link app.o librocshmem.a`
 #    links host and device code from one archive, as upstream's does. Programs that do not ask
 #    for the glue (plain C/C++) never pull that object in.
-#  - librocshmem_device.a and librocshmem_device_<arch>.bc (device/amd_build.rs, products.txt);
+#  - librocshmem_device.a and librocshmem_device_<arch>.bc (device/amd_build/, products.txt);
 #  - OUT_CMAKE: the arches, for the installed CMake package (rocshmem-config.cmake).
 cmake_minimum_required(VERSION 3.21)
 # Inputs: CARGO_OUT (cargo's profile folder), STAGE_LIB, MODE (OFF|AUTO|REQUIRE), NVIDIA, AMD_DIR

@@ -33,7 +33,7 @@ pub fn outputs(root: &Path) -> Vec<(String, String)> {
         ["rocshmem_gda_qp", "rocshmem_gda_model_config", "rocshmem_gda_model_stats", "rocshmem_gda_wqe_desc"];
     files.push(abi_header(
         root,
-        "src/backend/gda/abi.rs",
+        "src/transport/gda/abi.rs",
         "gda_abi.h",
         "ROCSHMEM_GDA_ABI_H",
         "core and the GDA posting code (docs/gda.md)",

@@ -169,8 +169,24 @@ namespace rocshmem {
 /// `include/rocshmem/rocshmem_TILE_impl.hpp`: the definitions.
 pub fn implementation(ts: &[TileTemplate]) -> String {
     let mut s = String::from(BANNER);
-    s.push_str(
-        "/** @file rocshmem_TILE_impl.hpp
+    s.push_str(IMPL_PREAMBLE);
+    for t in ts {
+        let _ = writeln!(
+            s,
+            "template <{}>\nROCSHMEM_TILE_FN inline int {}({}) {{\n{}}}\n",
+            t.tparams,
+            t.name,
+            t.params.join(", "),
+            t.body
+        );
+    }
+    s.push_str("}  // namespace rocshmem\n\n#endif  // ROCSHMEM_TILE_IMPL_HPP\n");
+    s
+}
+
+/// The start of `rocshmem_TILE_impl.hpp`, before the template definitions: the element type
+/// codes and the type-erased argument block the definitions fill.
+const IMPL_PREAMBLE: &str = "/** @file rocshmem_TILE_impl.hpp
  *  Definitions of the tile templates of rocshmem_TILE.hpp: each reads the tensors' pointers
  *  and strides and the tuples into arrays and calls the type-erased device function of the
  *  same name (rocshmem::device::..., also the extern \"C\" entry points of the device bitcode).
@@ -292,18 +308,4 @@ struct Args {
 
 }  // namespace tile_impl
 
-",
-    );
-    for t in ts {
-        let _ = writeln!(
-            s,
-            "template <{}>\nROCSHMEM_TILE_FN inline int {}({}) {{\n{}}}\n",
-            t.tparams,
-            t.name,
-            t.params.join(", "),
-            t.body
-        );
-    }
-    s.push_str("}  // namespace rocshmem\n\n#endif  // ROCSHMEM_TILE_IMPL_HPP\n");
-    s
-}
+";

@@ -1,4 +1,4 @@
-//! The AMD device build (device/amd_build.rs) as a program of its own, without cargo: what
+//! The AMD device build (device/amd_build/) as a program of its own, without cargo: what
 //! scripts/check-amd.sh runs to build and check the device library with one HIP toolchain (for
 //! example Debian 12's HIP 5.2) beside the one the CMake build used, without rebuilding the Rust
 //! core. Nothing but the standard library:
@@ -9,7 +9,7 @@
 //! The products land in `<out dir>/amd/`, as in cargo's OUT_DIR; the `cargo:warning=` lines are
 //! printed as they are. Exits non-zero when ROCSHMEM_AMD=require and the build failed.
 
-#[path = "amd_build.rs"]
+#[path = "amd_build/mod.rs"]
 mod amd_build;
 
 fn main() {

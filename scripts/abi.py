@@ -45,6 +45,9 @@ HEADER = """\
 # Policy: docs/packaging.md. Columns (tab-separated): kind, name, since, declaration[, readable].
 """
 SYMBOL_KINDS = ("func", "weak-func", "object", "weak-object")
+# The test doubles' entry points (cargo feature test-doubles, in the library only when the tests
+# are built): never part of the ABI, so a test build's extra exports are left out of it.
+TEST_HOOKS_SOURCE = os.path.join(ROOT, "src", "test_hooks.rs")
 RUST_HASH = re.compile(r"17h[0-9a-f]{16}E$")
 ANON = re.compile(r"\((anonymous|unnamed) (struct|union|enum|class) at [^)]*\)")
 
@@ -258,9 +261,17 @@ def macros(clang, lang, headers):
 
 # ---------------------------------------------------------------- the ABI of a build
 
+def test_hooks():
+    """The names src/test_hooks.rs exports (the test doubles' entry points)."""
+    with open(TEST_HOOKS_SOURCE) as f:
+        return set(re.findall(r'pub (?:unsafe )?extern "C" fn (\w+)', f.read()))
+
+
 def current_abi(lib):
-    """[(kind, name, decl, readable)] of a built library, sorted; and its SONAME."""
-    exports = exported(lib)
+    """[(kind, name, decl, readable)] of a built library, sorted; and its SONAME. The test
+    doubles' entry points of a test build are left out."""
+    hooks = test_hooks()
+    exports = {n: k for n, k in exported(lib).items() if n not in hooks}
     leaked = sorted(n for n in exports if RUST_HASH.search(n))
     if leaked:
         die(f"{lib} exports {len(leaked)} Rust-internal symbols (legacy mangling with a build hash), "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the AMD device library (device/amd_build.rs) with a HIP toolchain (Debian 12's HIP 5.2 by
+# Builds the AMD device library (device/amd_build/) with a HIP toolchain (Debian 12's HIP 5.2 by
 # default) and checks it:
 #  - every librocshmem_device_<arch>.bc defines each extern "C" name of the TSV rows
 #    `D(extern C, bitcode)` of ctests/data/rocshmem-api-names.tsv (unprefixed on GPUs; the host

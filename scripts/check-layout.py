@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Checks the layout rules of the hand-written core in src/ (docs/design.md, "Inside the core"):
+"""Checks the layout rules of the hand-written code (docs/design.md, "Inside the core"):
 
-- no file over 800 lines;
-- no Rust function over 100 lines (signature to closing brace);
+- no file over 800 lines and no Rust function over 100 lines (signature to closing brace), in
+  src/ and in the build code: build.rs, device/**/*.rs, codegen/;
 - no cycle in the import graph of src/'s Rust files: an edge A -> B when file A names module
   file B by a path (`crate::x::y`, `super::x`, `self::x`, or a child module `x::` that A
-  declares). A folder's `mod.rs` naming its own parts (the modules below it) is not an edge:
-  the folder owns them, and they may use what it defines; `mod x;` declarations and
-  `#[cfg(test)]` modules do not count.
+  declares). Every such edge counts, a folder's `mod.rs` naming its own parts included: a
+  `mod.rs` that its parts build on must not name them back (put what both need in a part of
+  its own). `mod x;` declarations and `#[cfg(test)]` modules do not count;
+- no cycle among the top-level modules of src/ (each folder or file under src/ one node; an
+  edge where any file of one names a file of another): the layers of docs/design.md.
 
 Generated files (those codegen/generated-files.txt lists, and src/api/generated/) are left out.
 Exits 1 listing every offender, 0 with a one-line summary otherwise.
@@ -37,9 +39,10 @@ def generated(root):
 
 
 def hand_written(root):
+    """src/'s hand-written files."""
     gen = generated(root)
     src = os.path.join(root, "src")
-    for d, _, files in os.walk(src):
+    for d, _, files in sorted(os.walk(src)):
         for name in sorted(files):
             rel = os.path.normpath(os.path.relpath(os.path.join(d, name), root))
             if rel in gen or rel.startswith(os.path.join("src", "api", "generated") + os.sep):
@@ -47,6 +50,19 @@ def hand_written(root):
             if name.startswith("gen_"):
                 continue
             yield rel
+
+
+def build_code(root):
+    """The hand-written Rust of the build: build.rs, device/**/*.rs, codegen/ (sizes only)."""
+    gen = generated(root)
+    if os.path.exists(os.path.join(root, "build.rs")):
+        yield "build.rs"
+    for top in ("device", "codegen"):
+        for d, _, files in sorted(os.walk(os.path.join(root, top))):
+            for name in sorted(files):
+                rel = os.path.normpath(os.path.relpath(os.path.join(d, name), root))
+                if name.endswith(".rs") and rel not in gen:
+                    yield rel
 
 
 def strip_code(text):
@@ -277,32 +293,50 @@ def self_test():
 
     long_body = "".join(f"    let x{i} = {i};\n" for i in range(100))
     clean = {
-        "src/lib.rs": "pub mod a;\npub mod b;\n",
-        "src/a/mod.rs": "pub mod part;\npub struct A;\npub fn f() { part::g(); }\n",
+        "src/lib.rs": "pub mod a;\npub mod b;\npub mod c;\n",
+        "src/a/mod.rs": "pub mod part;\npub struct A;\n",
         "src/a/part.rs": "use super::A;\npub fn g() { let _ = A; let _ = \"crate::b::B\"; }\n",
-        "src/b.rs": "use crate::a::A;\n// crate::a::f() in a comment\npub struct B(A);\n"
-        "#[cfg(test)]\nmod tests {\n    fn t() { crate::a::f(); }\n}\n",
+        "src/b.rs": "use crate::a::A;\n// crate::c::f() in a comment\npub struct B(A);\npub fn h() { crate::a::part::g() }\n"
+        "#[cfg(test)]\nmod tests {\n    fn t() { crate::c::f(); }\n}\n",
+        "src/c/mod.rs": "pub mod x;\npub fn f() { x::y(); }\n",
+        "src/c/x.rs": "pub fn y() { crate::b::h(); }\n",
         "src/api/generated/big.rs": "\n" * 900,
         "codegen/generated-files.txt": "src/cxx/gen_shim.cpp\n",
         "src/cxx/gen_shim.cpp": "\n" * 900,
+        "build.rs": "fn main() {}\n",
+        "codegen/emit.rs": "pub fn emit() {}\n",
     }
     bad = dict(clean)
+    # A file and a function too long, in src/ and in the build code; a mod.rs that names the
+    # part that names it; top-level modules that name each other through files that do not.
     bad["src/a/part.rs"] = "use super::A;\nuse crate::b::B;\npub fn g() {\n" + long_body + "}\n"
-    bad["src/b.rs"] = "use crate::a::{self, A};\npub struct B(A);\nfn h() { crate::a::part::g() }\n" + "\n" * 800
+    bad["src/b.rs"] = "use crate::a::{self, A};\npub struct B(A);\npub fn h() {}\n" + "\n" * 800
+    bad["src/c/x.rs"] = "use super::f;\npub fn y() {}\n"
+    bad["build.rs"] = "fn main() {\n" + long_body + "}\n"
+    bad["codegen/emit.rs"] = "\n" * 801
     outcomes = []
-    for files, want in ((clean, []), (bad, ["src/b.rs: 803 lines", "fn g has 102 lines", "import cycle between src/a/part.rs, src/b.rs"])):
+    want_bad = [
+        "src/b.rs: 803 lines",
+        "fn g has 102 lines",
+        "build.rs:1: fn main has 102 lines",
+        "codegen/emit.rs: 801 lines",
+        "import cycle between src/c/mod.rs, src/c/x.rs",
+        "top-level module cycle between a, b:",
+    ]
+    for files, want in ((clean, []), (bad, want_bad)):
         with tempfile.TemporaryDirectory() as root:
             write(root, files)
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 rc = check(root)
             text = out.getvalue()
-            ok = (rc == 0) if not want else (rc == 1 and all(w in text for w in want) and text.count("\n  ") == 3)
+            ok = (rc == 0) if not want else (rc == 1 and all(w in text for w in want) and text.count("\n  ") == len(want))
             outcomes.append(ok)
             if not ok:
                 print(f"check-layout self-test: expected {want or 'a pass'}, got rc {rc}:\n{text}")
     if all(outcomes):
-        print("check-layout self-test: a long file, a long function and an import cycle are found; a clean tree passes")
+        print("check-layout self-test: long files and functions (src/ and build code), a mod.rs cycle and a top-level "
+              "cycle are found; a clean tree passes")
         return 0
     return 1
 
@@ -316,22 +350,33 @@ def main():
     return check(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")))
 
 
+def sizes(root, rel, problems):
+    """Checks one file's size and its functions'; returns its code (comments and strings
+    blanked) for Rust files, else None."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if n > MAX_FILE_LINES:
+        problems.append(f"{rel}: {n} lines (at most {MAX_FILE_LINES}): split it by job")
+    if not rel.endswith(".rs"):
+        return None
+    code = strip_code(text)
+    for name, first, lines in long_functions(code):
+        problems.append(f"{rel}:{first}: fn {name} has {lines} lines (at most {MAX_FN_LINES}): split it into named steps")
+    return code
+
+
 def check(root):
     problems = []
     files = list(hand_written(root))
+    build = list(build_code(root))
     rust = {}
     for rel in files:
-        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        if n > MAX_FILE_LINES:
-            problems.append(f"{rel}: {n} lines (at most {MAX_FILE_LINES}): split it by job")
-        if rel.endswith(".rs"):
-            code = strip_code(text)
-            for name, first, lines in long_functions(code):
-                problems.append(f"{rel}:{first}: fn {name} has {lines} lines (at most {MAX_FN_LINES}): split it into named steps")
-            if module_of(rel) is not None:
-                rust[rel] = without_tests(code)
+        code = sizes(root, rel, problems)
+        if code is not None and module_of(rel) is not None:
+            rust[rel] = without_tests(code)
+    for rel in build:
+        sizes(root, rel, problems)
 
     modules = {module_of(rel): rel for rel in rust}
     # Generated Rust files are modules too (paths into them resolve to them), without edges.
@@ -348,22 +393,34 @@ def check(root):
     for rel, code in rust.items():
         mod = module_of(rel)
         declared = set(re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", code, re.M))
-        # A module's own parts (its descendants) are not dependencies of it.
-        graph[rel] = sorted(
-            modules[m] for m in imports(code, mod, declared, modules) if modules[m] != rel and m[: len(mod)] != mod
-        )
+        graph[rel] = sorted(modules[m] for m in imports(code, mod, declared, modules) if modules[m] != rel)
     for comp in cycles(graph):
         members = set(comp)
         edges = [f"{a} -> {b}" for a in comp for b in graph[a] if b in members]
         problems.append("import cycle between " + ", ".join(comp) + " (" + "; ".join(edges) + ")")
+    # The same graph with each top-level module of src/ as one node (lib.rs, which declares
+    # them, is none); each edge keeps one file edge that makes it, to name in a report.
+    top = {}
+    for a, targets in graph.items():
+        ma = module_of(a)
+        for b in targets:
+            mb = module_of(b)
+            if ma and mb and ma[0] != mb[0]:
+                top.setdefault(ma[0], {}).setdefault(mb[0], f"{a} -> {b}")
+    for comp in cycles({k: sorted(v) for k, v in top.items()}):
+        members = set(comp)
+        edges = [f"{a} -> {b} ({top[a][b]})" for a in comp for b in sorted(top.get(a, {})) if b in members]
+        problems.append("top-level module cycle between " + ", ".join(comp) + ": " + "; ".join(edges))
 
     if problems:
-        print(f"check-layout: {len(problems)} problem(s) in src/ (hand-written files; docs/design.md, \"Inside the core\"):")
+        print(f"check-layout: {len(problems)} problem(s) in the hand-written code (docs/design.md, \"Inside the core\"):")
         for p in problems:
             print("  " + p)
         return 1
-    print(f"check-layout: {len(files)} hand-written files in src/: none over {MAX_FILE_LINES} lines, no function over "
-          f"{MAX_FN_LINES} lines, no import cycle among {len(rust)} Rust modules")
+    tops = len({module_of(r)[0] for r in rust if module_of(r)})
+    print(f"check-layout: {len(files)} hand-written files in src/ and {len(build)} of build code: none over "
+          f"{MAX_FILE_LINES} lines, no function over {MAX_FN_LINES} lines; no import cycle among {len(rust)} Rust "
+          f"modules (every edge counted) nor among {tops} top-level modules")
     return 0
 
 

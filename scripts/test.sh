@@ -21,7 +21,7 @@ T_DEPS=$(($(date +%s) - T_ALL))
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # What is made once and reused across runs: the Debian sid root of today's ROCm, the clean
 # Debian 12 root of the package check, and the device products by the hash of their inputs
-# (AMD device library and bitcode, NVIDIA stream kernels; device/amd_build.rs, build.rs), shared
+# (AMD device library and bitcode, NVIDIA stream kernels; device/amd_build/, build.rs), shared
 # by every cargo profile of this run and by later runs (docs/development.md).
 CACHE=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
 export ROCSHMEM_DEVICE_CACHE="$CACHE"
@@ -116,10 +116,13 @@ AMD_OLD_PID=$!
 ./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 &
 DEBROOT_PID=$!
 
+# Clippy on the shipped feature set and on the test build's (with the test doubles: the GDA NIC
+# model and its entry points); the unit tests with the test doubles, whose own tests they are.
 rust() {
   cargo fmt --check
   cargo clippy --workspace --all-targets --quiet -- -D warnings
-  cargo test --quiet
+  cargo clippy --workspace --all-targets --features test-doubles --quiet -- -D warnings
+  cargo test --quiet --features test-doubles
 }
 
 sid_root() {
@@ -136,7 +139,7 @@ build() {
   wait "$AMD_EARLY_PID" || true  # a failure there shows here again, from the build script
   cat "$LOGS/amd-early.log"
   # shellcheck disable=SC2086
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DROCSHMEM_TEST_DOUBLES=ON -DROCSHMEM_AMD=REQUIRE -DROCSHMEM_GPU_TARGETS="$AMD_TARGETS" -DROCSHMEM_PYTHON_TORCH=ON \
     -DROCSHMEM_HIPCC="$SID_BIN/hipcc" -DROCSHMEM_AMD_LLVM_BIN="$SID_BIN" $LAUNCHER >/dev/null
   cmake --build build -j"$(nproc)"
   if [ -n "$LAUNCHER" ]; then ccache --show-stats | grep -Ei "hits|misses" | head -3; fi

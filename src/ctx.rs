@@ -7,7 +7,7 @@
 
 use crate::device_abi::{ROCSHMEM_CTX_MAGIC, rocshmem_ctx_device, rocshmem_device_state, rocshmem_team_device};
 use crate::error::{Error, Result};
-use crate::gpu::{Mirror, entry_bytes};
+use crate::gpu::mirror::{Mirror, entry_bytes};
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
 

@@ -31,9 +31,10 @@ pub struct rocshmem_team_device {
     pub start: i32,
     /// Distance in world PEs between consecutive members.
     pub stride: i32,
-    /// RO backend: members this PE reaches only through the proxy (0 on IPC). Device
-    /// collectives on a team with such members are executed by the proxy with MPI.
-    pub ro_remote: i32,
+    /// Members this PE reaches through another transport than IPC (RO or GDA; 0 when it maps
+    /// every member). Device barriers and collectives on a team with such members go through
+    /// that transport (under RO, the proxy runs them with MPI).
+    pub remote_members: i32,
     pub reserved: i32,
 }
 

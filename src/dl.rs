@@ -1,7 +1,7 @@
 //! Tables of C functions resolved at run time (dlopen/dlsym), so that librocshmem has no
 //! link-time dependency on the libraries behind them: the CUDA runtime and driver
 //! (`gpu/cuda.rs`), the HIP runtime (`gpu/vendor.rs`), MPI (`backend/mpi.rs`) and rdma-core
-//! (`backend/gda/verbs.rs`).
+//! (`transport/gda/verbs.rs`).
 //!
 //! [`fn_table!`] declares one table: a struct of typed function pointers and its `load_with`,
 //! which resolves every symbol through a lookup the caller gives (a library's [`symbol`], MPI's

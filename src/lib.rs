@@ -8,23 +8,24 @@
 //!   in a transport); `team`, `ctx`: team and context tables, mirrored in `device_abi`
 //!   structures device code reads;
 //! - `runtime/`: init (as named steps, `runtime/build.rs`), finalize and the process-wide state;
-//! - `transport/`: the host transport interface (`Transport`), the IPC transport, and the
-//!   routing of each peer to a transport; `backend/`: the RO backend (`ro/`, MPI loaded at run
-//!   time by `mpi.rs`) and the GDA backend's pieces (`gda/`, not routed yet);
-//! - `heap/`: the symmetric heap, its allocator and the PEs' agreement on heap calls;
+//! - `transport/`: the host transport interface (`Transport`) and one place per transport:
+//!   `ipc.rs`, `ro/` (reverse offload over MPI loaded at run time), `gda/` (NIC queue pairs),
+//!   and `route.rs`, which transport reaches which PE;
+//! - `heap/`: the symmetric heap and its allocator; `heap_agree`: the PEs' agreement on heap
+//!   calls (above teams and transports, whose barriers and all-gathers it uses);
 //!   `sync`: waits and the IPC barrier; `device_abi`: the structures shared with device code
 //!   (cbindgen writes their C header); `cxx/`: the C++ shim;
 //! - `bootstrap/`: how PEs find each other (launcher, unique id, MPI); `gpu/`: where memory
 //!   comes from (host platform, HIP or CUDA loaded at run time);
 //! - leaves: `pe_set`, `stop`, `env`, `log`, `error`, `watchdog`, `inflight`, `scalar`, `dl`
-//!   (tables of C functions loaded at run time).
+//!   (tables of C functions loaded at run time);
+//! - `test_hooks`: the `rocshmemi_gda_*` entry points the GDA tests drive (not API).
 //!
 //! `scripts/check-layout.py` (ctest `layout_check`) keeps files, functions and the import graph
 //! within the rules of docs/design.md, "Inside the core".
 
 pub mod amo;
 pub mod api;
-pub mod backend;
 pub mod bootstrap;
 pub mod coll;
 pub mod ctx;
@@ -34,6 +35,7 @@ pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod heap;
+pub mod heap_agree;
 pub mod inflight;
 pub mod interrupt;
 pub mod log;
@@ -46,6 +48,8 @@ pub mod stop;
 pub mod stream;
 pub mod sync;
 pub mod team;
+#[cfg(feature = "test-doubles")]
+pub mod test_hooks;
 pub mod transport;
 pub mod watchdog;
 

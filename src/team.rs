@@ -6,7 +6,7 @@
 
 use crate::device_abi::{ROCSHMEM_TEAM_MAGIC, rocshmem_team_device};
 use crate::error::{Error, Result};
-use crate::gpu::{Mirror, entry_bytes};
+use crate::gpu::mirror::{Mirror, entry_bytes};
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::transport::route::Transports;
@@ -141,7 +141,7 @@ impl TeamTable {
                 n_pes: team.set.size as i32,
                 start: team.set.start as i32,
                 stride: team.set.stride as i32,
-                ro_remote: 0,
+                remote_members: 0,
                 reserved: 0,
             };
         }
@@ -156,16 +156,16 @@ impl TeamTable {
     }
 
     /// The handle users see for the team in `slot` (an address in the table device code reads).
-    /// RO backend: sets `ro_remote` (members this PE reaches only through the proxy) of the
-    /// team in `slot`.
-    pub fn set_ro_remote(&self, slot: usize, remote: usize) -> Result<()> {
+    /// Sets `remote_members` (members this PE reaches through another transport than IPC) of
+    /// the team in `slot`.
+    pub fn set_remote_members(&self, slot: usize, remote: usize) -> Result<()> {
         let live = self.live.lock().unwrap();
         let Some(l) = live[slot].0 else {
             return Err(Error::BadHandle("team"));
         };
         let index = l.generation * self.slots + slot;
         // SAFETY: entries are written under the `live` lock.
-        unsafe { (*self.entries[index].get()).ro_remote = remote as i32 };
+        unsafe { (*self.entries[index].get()).remote_members = remote as i32 };
         self.push(index)
     }
 
@@ -254,7 +254,7 @@ impl TeamTable {
         self.install(team)?;
         let remote = net.team_created(slot, set)?;
         if remote > 0 {
-            self.set_ro_remote(slot, remote)?;
+            self.set_remote_members(slot, remote)?;
         }
         Ok(Some(team))
     }

@@ -58,7 +58,7 @@ static_assert(W::kCqeTailOffset == offsetof(mlx5_cqe64, wqe_counter) && W::kCqeB
                   offsetof(mlx5_cqe64, op_own) == 63 && sizeof(mlx5_err_cqe) == 64,
               "CQE layout");
 
-// The descriptor as cbindgen wrote it (src/backend/gda/abi.rs asserts the same on its side).
+// The descriptor as cbindgen wrote it (src/transport/gda/abi.rs asserts the same on its side).
 static_assert(sizeof(rocshmem_gda_qp) == 384 && offsetof(rocshmem_gda_qp, resv_head) == 128 &&
                   offsetof(rocshmem_gda_qp, ready_head) == 192 && offsetof(rocshmem_gda_qp, prod_idx) == 256 &&
                   offsetof(rocshmem_gda_qp, done) == 320 && sizeof(rocshmem_gda_wqe_desc) == 128,

@@ -1,5 +1,5 @@
 // The GDA posting code (device/src/gda/) driven from many "GPU threads" of the host launcher
-// against the NIC model (src/backend/gda/model.rs), at 2-4 PEs under rocshmem-run. Every PE
+// against the NIC model (src/transport/gda/model.rs), at 2-4 PEs under rocshmem-run. Every PE
 // posts to a queue pair per peer (itself included); data is fresh random bytes from PE 0's
 // seed, checked on the PE that receives it. Phases (each with a fresh model):
 //   rma     put (inline, pointer, split above max_msg), blocking and not, and get

@@ -4,7 +4,7 @@
  * must be atomic with each other: each counter must end at its random start value plus
  * `n_pes x WINS`, and every won CAS must have seen a distinct old value (no two PEs won the
  * same step). A lost update shows as a short count. Measured: Open MPI 4.1.6 lost updates when
- * the own word was a CPU compare-and-swap (src/backend/ro.rs, cpu_self_cas). */
+ * the own word was a CPU compare-and-swap (src/transport/ro/mpi_layer.rs, cpu_self_cas). */
 #include <rocshmem/rocshmem.h>
 
 #include "test_util.h"

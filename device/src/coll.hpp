@@ -1,8 +1,10 @@
 /**
  * @file coll.hpp
- * Team collectives at wave and work-group scope: their IPC bodies, and the team's remote
- * transport (route.hpp) when this PE does not map every member (RO: the proxy runs the
- * collective with MPI).
+ * Team collectives at wave and work-group scope: their load/store bodies, and the team's
+ * transport (route.hpp) when this PE does not map every member: a transport that runs the
+ * collective whole takes it (route::team_offload; RO: the proxy, with MPI), otherwise the
+ * bodies move data to and from members through route.hpp's member primitives (a member only a
+ * NIC reaches gets RDMA). This file names no transport.
  *
  * Over IPC every member can read and write every other member's heap, so each collective is one
  * parallel pass of the calling group's threads, closed by a team barrier:
@@ -50,42 +52,23 @@ ROCSHMEM_DEV_INLINE bool bad_overlap(const void *d, size_t dn, const void *s, si
   return overlap && !(exact_ok && a == b);
 }
 
-/** Does the team reach a member only through a remote transport (the collective goes there)? */
-ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return route::team(cc.t) != Route::ipc; }
-
-/**
- * GDA runs the load/store algorithms below, its moves to a member GDA reaches (world PE `w`:
- * not mapped here) done with RDMA.
- */
-ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc, int w) {
-  return route::active(ROCSHMEM_FAST_GDA) && cc.s->peer_route[w] == ROCSHMEM_ROUTE_GDA;
-}
-
-/** Whether GDA carries the data to some member. */
-ROCSHMEM_DEV_INLINE bool by_gda(const CollCtx &cc) {
-  if (!route::active(ROCSHMEM_FAST_GDA)) return false;
-  for (int m = 0; m < cc.t->n_pes; ++m)
-    if (by_gda(cc, world_pe(cc.t, m))) return true;
-  return false;
-}
+/** Does the team reach a member through another transport than IPC (the stream kernels then
+ *  run the collective on one work-group, which routes it)? */
+ROCSHMEM_DEV_INLINE bool by_remote(const CollCtx &cc) { return !route::team_mapped(cc.t); }
 
 /** The group copies `bytes` from local `source` to symmetric `to` (this PE's view) on world PE `w`. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void push(rocshmem_ctx_t ctx, const CollCtx &cc, void *to, const void *source, size_t bytes, int w) {
-  if (by_gda(cc, w)) return gda::putmem<G>(ctx, to, source, bytes, w);
-  grp_copy<G>(peer_ptr(cc.s, to, w), source, bytes);
+  route::member_push<G>(ctx, cc.s, to, source, bytes, w);
 }
 
 /**
- * Runs team operation `o` on the team's remote transport and returns true, or false when the
- * team is IPC (the caller runs the load/store body).
+ * Runs team operation `o` on the team's transport when it runs collectives whole, and returns
+ * true; false when the caller runs the load/store body.
  */
 template <Grp G>
 ROCSHMEM_DEV_INLINE bool remote_coll(const CollCtx &cc, const route::TeamOp &o) {
-  const Route r = route::team(cc.t);
-  if (r == Route::ipc || r == Route::gda) return false;
-  route::team_op<G>(r, cc.s, cc.t, o);
-  return true;
+  return route::team_offload<G>(cc.s, cc.t, o);
 }
 
 template <Grp G>
@@ -94,12 +77,12 @@ ROCSHMEM_DEV_INLINE int broadcastmem(rocshmem_ctx_t ctx, rocshmem_team_t team, v
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || pe_root < 0 || pe_root >= cc.t->n_pes) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes, source, bytes, true)) return ROCSHMEM_ERROR;
-  route::TeamOp o{ROCSHMEM_RO_BROADCAST, dest, source, bytes};
+  route::TeamOp o{route::TeamKind::broadcast, dest, source, bytes};
   o.root = pe_root;
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   team_sync<G>(cc.s, cc.t, true);
-  if (cc.t->my_pe != pe_root && by_gda(cc, world_pe(cc.t, pe_root))) {
-    gda::getmem<G>(ctx, dest, source, bytes, world_pe(cc.t, pe_root));
+  if (cc.t->my_pe != pe_root && route::member_remote(cc.s, world_pe(cc.t, pe_root))) {
+    route::member_pull<G>(ctx, cc.s, dest, source, bytes, world_pe(cc.t, pe_root));
     team_sync<G>(cc.s, cc.t, true);
     return ROCSHMEM_SUCCESS;
   }
@@ -115,7 +98,7 @@ ROCSHMEM_DEV_INLINE int fcollectmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
   if (bad_overlap(dest, bytes * size_t(cc.t->n_pes), source, bytes, false)) return ROCSHMEM_ERROR;
-  if (remote_coll<G>(cc, {ROCSHMEM_RO_FCOLLECT, dest, source, bytes})) return ROCSHMEM_SUCCESS;
+  if (remote_coll<G>(cc, {route::TeamKind::fcollect, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   const int n = cc.t->n_pes;
   char *slot = static_cast<char *>(dest) + size_t(cc.t->my_pe) * bytes;
   for (int k = 0; k < n; ++k) {
@@ -134,7 +117,7 @@ ROCSHMEM_DEV_INLINE int alltoallmem(rocshmem_ctx_t ctx, rocshmem_team_t team, vo
   if (!cc.t) return ROCSHMEM_ERROR;
   const size_t all = bytes * size_t(cc.t->n_pes);
   if (bad_overlap(dest, all, source, all, false)) return ROCSHMEM_ERROR;
-  if (remote_coll<G>(cc, {ROCSHMEM_RO_ALLTOALL, dest, source, bytes})) return ROCSHMEM_SUCCESS;
+  if (remote_coll<G>(cc, {route::TeamKind::alltoall, dest, source, bytes})) return ROCSHMEM_SUCCESS;
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n;
@@ -157,16 +140,11 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   (void)dest_nelems;
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t) return ROCSHMEM_ERROR;
-  if (const Route r = route::team(cc.t); r != Route::ipc && r != Route::gda) {
-    // RO: submit() copies the arguments into the queue's host-visible argument block of the slot.
-    const rocshmem_ro_alltoallv args{ro::addr(dest), dest_nelems, dest_displs, ro::addr(source), source_nelems,
-                                     source_displs};
-    route::TeamOp o{ROCSHMEM_RO_ALLTOALLV};
-    o.dtype = ro::dtype<T>();
-    o.args = &args;
-    route::team_op<G>(r, cc.s, cc.t, o);
-    return ROCSHMEM_SUCCESS;
-  }
+  const route::AlltoallvArgs v{dest_nelems, dest_displs, source_nelems, source_displs};
+  route::TeamOp o{route::TeamKind::alltoallv, dest, source};
+  o.elem = route::elem_code<T>();
+  o.v = &v;
+  if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   const int n = cc.t->n_pes, me = cc.t->my_pe;
   if (uint64_t(n) * 8 > cc.s->dev_scratch_bytes) return ROCSHMEM_ERROR;
   uint64_t *mine = reinterpret_cast<uint64_t *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
@@ -174,12 +152,12 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   team_sync<G>(cc.s, cc.t, true);
   for (int k = 0; k < n; ++k) {
     int j = (me + k) % n, wj = world_pe(cc.t, j);
-    if (by_gda(cc, wj)) {
+    if (route::member_remote(cc.s, wj)) {
       // Member j's displacement for this PE, read from its scratch (at this PE's offset).
       uint64_t displ = 0;
-      if (grp_rank<G>() == 0) displ = gda::g(ctx, mine + me, wj);
+      if (grp_rank<G>() == 0) displ = route::member_g(ctx, mine + me, wj);
       displ = grp_broadcast<G>(displ);
-      gda::putmem<G>(ctx, dest + displ, source + source_displs[j], source_nelems[j] * sizeof(T), wj);
+      route::member_push<G>(ctx, cc.s, dest + displ, source + source_displs[j], source_nelems[j] * sizeof(T), wj);
       continue;
     }
     const uint64_t *theirs = reinterpret_cast<const uint64_t *>(sync_slot(cc.s, cc.t->slot, wj).scratch);
@@ -230,13 +208,14 @@ ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source
 }
 
 /**
- * reduce_impl with members GDA reaches: in chunks, each member's part of the source read into
- * the upper half of the slot's scratch (registered) with RDMA reads (a mapped member's read
- * directly), combined in member order into the lower half, written to dest after a barrier
- * (every member has read its chunk of every source: in place works).
+ * reduce_impl with members only a NIC reaches (route::member_remote): in chunks, each such
+ * member's part of the source read into the upper half of the slot's scratch (registered) with
+ * RDMA reads (a mapped member's read directly), combined in member order into the lower half,
+ * written to dest after a barrier (every member has read its chunk of every source: in place
+ * works).
  */
 template <class T, Op OP, Grp G>
-ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *dest, const T *source, size_t block,
+ROCSHMEM_DEV_INLINE void reduce_by_reads(rocshmem_ctx_t ctx, const CollCtx &cc, T *dest, const T *source, size_t block,
                                     size_t count) {
   using N = Num<T>;
   using C = typename N::calc;
@@ -251,8 +230,8 @@ ROCSHMEM_DEV_INLINE void reduce_gda(rocshmem_ctx_t ctx, const CollCtx &cc, T *de
     for (int m = 0; m < cc.t->n_pes; ++m) {
       const int wm = world_pe(cc.t, m);
       const T *from = peer_ptr(cc.s, source, wm) + block + at;
-      if (by_gda(cc, wm)) {
-        gda::getmem<G>(ctx, got, source + block + at, len * sizeof(T), wm);
+      if (route::member_remote(cc.s, wm)) {
+        route::member_pull<G>(ctx, cc.s, got, source + block + at, len * sizeof(T), wm);
         from = got;
       }
       for (size_t i = r; i < len; i += gs) acc[i] = m == 0 ? N::to(from[i]) : combine<OP>(acc[i], N::to(from[i]));
@@ -276,14 +255,14 @@ ROCSHMEM_DEV_OUTLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T
   const size_t count = size_t(nreduce);
   const size_t src_len = scatter ? count * size_t(cc.t->n_pes) : count;
   if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
-  route::TeamOp o{uint8_t(scatter ? ROCSHMEM_RO_REDUCE_SCATTER : ROCSHMEM_RO_REDUCE), dest, source, count};
-  o.dtype = ro::dtype<T>();
-  o.sub = uint8_t(OP);
+  route::TeamOp o{scatter ? route::TeamKind::reduce_scatter : route::TeamKind::reduce, dest, source, count};
+  o.elem = route::elem_code<T>();
+  o.op = uint8_t(OP);
   if (remote_coll<G>(cc, o)) return ROCSHMEM_SUCCESS;
   const size_t block = scatter ? size_t(cc.t->my_pe) * count : 0;
-  if (by_gda(cc)) {
+  if (route::any_member_remote(cc.s, cc.t)) {
     team_sync_call<G>(cc.s, cc.t, true);
-    reduce_gda<T, OP, G>(ctx, cc, dest, source, block, count);
+    reduce_by_reads<T, OP, G>(ctx, cc, dest, source, block, count);
     team_sync_call<G>(cc.s, cc.t, true);
     return ROCSHMEM_SUCCESS;
   }

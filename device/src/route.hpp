@@ -22,8 +22,11 @@
  * core, and the core writing its ROCSHMEM_ROUTE_* value into the tables. A route the device
  * does not carry stops the kernel (not_routed), never falls back silently.
  *
- * GDA's teams run the load/store algorithms of sync.hpp and coll.hpp, whose moves to members
- * GDA reaches are RDMA (by_gda there); team() says Route::gda for them and team_op is not used.
+ * Teams: sync.hpp and coll.hpp name no transport. A team whose transport runs whole team
+ * operations (RO: the proxy, with MPI) takes them through team_offload(); otherwise (IPC, and
+ * GDA, whose teams run the load/store algorithms) the algorithms move data to and from members
+ * through the member primitives (member_push, member_pull, member_g, member_signal), which
+ * send a move to a member only a NIC reaches (GDA) as RDMA.
  */
 #ifndef ROCSHMEM_DEVICE_ROUTE_HPP
 #define ROCSHMEM_DEVICE_ROUTE_HPP
@@ -310,35 +313,125 @@ ROCSHMEM_ROUTED void signal_flag_routed(const rocshmem_device_state *s, int worl
 
 /**
  * The transport of team `t`'s barriers and collectives: IPC when this PE maps every member,
- * else the transport of the members it does not (`ro_remote` counts them: the RO proxy runs
+ * else the transport of the members it does not (`remote_members` counts them: the RO proxy runs
  * the operation with MPI over the whole team).
  */
 ROCSHMEM_DEV_INLINE Route team(const rocshmem_team_device *t) {
-  if (!remote_active() || t->ro_remote == 0) return Route::ipc;
+  if (!remote_active() || t->remote_members == 0) return Route::ipc;
   if (active(ROCSHMEM_FAST_RO)) return Route::ro;
   if (active(ROCSHMEM_FAST_GDA)) return Route::gda;
   not_routed();
 }
 
-/** What a team operation carries to its transport (ro::team_op's arguments). */
+/** Does this PE map every member of `t` (its barriers and collectives are IPC)? */
+ROCSHMEM_DEV_INLINE bool team_mapped(const rocshmem_team_device *t) { return team(t) == Route::ipc; }
+
+/** A team operation a transport may run whole (each transport maps it to its own code). */
+enum class TeamKind : uint8_t { barrier, sync, broadcast, fcollect, alltoall, alltoallv, reduce, reduce_scatter };
+
+/** The element type of a collective, as the transports that run collectives whole name it. */
+template <class T>
+ROCSHMEM_DEV_INLINE constexpr uint8_t elem_code() {
+  return ro::dtype<T>();
+}
+
+/** The count and displacement arrays of an alltoallv (private memory of the caller). */
+struct AlltoallvArgs {
+  const size_t *dest_nelems, *dest_displs, *source_nelems, *source_displs;
+};
+
+/** What a team operation carries to a transport that runs it whole. */
 struct TeamOp {
-  uint8_t op;  // ROCSHMEM_RO_BARRIER, _SYNC, _BROADCAST, ...
+  TeamKind kind;
   void *dest = nullptr;
   const void *source = nullptr;
   uint64_t len = 0;
-  uint8_t dtype = 0, sub = 0;
-  int root = 0;
-  const rocshmem_ro_alltoallv *args = nullptr;
+  uint8_t elem = 0;  // elem_code<T>() (alltoallv, reductions)
+  uint8_t op = 0;    // the reduction's Op (numeric.hpp)
+  int root = 0;      // broadcast: the root member
+  const AlltoallvArgs *v = nullptr;
 };
+
+/** RO's queue code of a team operation (rocshmem_ro_cmd::op). */
+ROCSHMEM_DEV_INLINE uint8_t ro_code(TeamKind k) {
+  switch (k) {
+    case TeamKind::barrier: return ROCSHMEM_RO_BARRIER;
+    case TeamKind::sync: return ROCSHMEM_RO_SYNC;
+    case TeamKind::broadcast: return ROCSHMEM_RO_BROADCAST;
+    case TeamKind::fcollect: return ROCSHMEM_RO_FCOLLECT;
+    case TeamKind::alltoall: return ROCSHMEM_RO_ALLTOALL;
+    case TeamKind::alltoallv: return ROCSHMEM_RO_ALLTOALLV;
+    case TeamKind::reduce: return ROCSHMEM_RO_REDUCE;
+    case TeamKind::reduce_scatter: return ROCSHMEM_RO_REDUCE_SCATTER;
+  }
+  not_routed();
+}
 
 /** Team operation `o` over `t` by its remote transport `r` (a team() that is not IPC), by group G. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void team_op(Route r, const rocshmem_device_state *s, const rocshmem_team_device *t,
                                  const TeamOp &o) {
   switch (r) {
-    case Route::ro: return ro::team_op<G>(s, t, o.op, o.dest, o.source, o.len, o.dtype, o.sub, o.root, o.args);
+    case Route::ro:
+      if (o.kind == TeamKind::alltoallv) {
+        // submit() copies the arguments into the queue's host-visible argument block of the slot.
+        const rocshmem_ro_alltoallv args{ro::addr(o.dest),          o.v->dest_nelems,    o.v->dest_displs,
+                                         ro::addr(o.source),        o.v->source_nelems, o.v->source_displs};
+        return ro::team_op<G>(s, t, ROCSHMEM_RO_ALLTOALLV, nullptr, nullptr, 0, o.elem, o.op, o.root, &args);
+      }
+      return ro::team_op<G>(s, t, ro_code(o.kind), o.dest, o.source, o.len, o.elem, o.op, o.root);
     default: not_routed();
   }
+}
+
+/**
+ * Runs team operation `o` on the team's transport when that transport runs team operations
+ * whole (RO), and returns true; false when the caller runs its load/store algorithm (IPC, and
+ * GDA through the member primitives below).
+ */
+template <Grp G>
+ROCSHMEM_DEV_INLINE bool team_offload(const rocshmem_device_state *s, const rocshmem_team_device *t, const TeamOp &o) {
+  const Route r = team(t);
+  if (r == Route::ipc || r == Route::gda) return false;
+  team_op<G>(r, s, t, o);
+  return true;
+}
+
+/** Is world PE `w` a member that only a NIC reaches (GDA), so that data moves to it as RDMA? */
+ROCSHMEM_DEV_INLINE bool member_remote(const rocshmem_device_state *s, int w) {
+  return active(ROCSHMEM_FAST_GDA) && s->peer_route[w] == ROCSHMEM_ROUTE_GDA;
+}
+
+/** Is some member of `t` member_remote()? */
+ROCSHMEM_DEV_INLINE bool any_member_remote(const rocshmem_device_state *s, const rocshmem_team_device *t) {
+  if (!active(ROCSHMEM_FAST_GDA)) return false;
+  for (int m = 0; m < t->n_pes; ++m)
+    if (member_remote(s, world_pe(t, m))) return true;
+  return false;
+}
+
+/** The group copies `bytes` from local `source` to symmetric `to` (this PE's view) on member `w`. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void member_push(rocshmem_ctx_t ctx, const rocshmem_device_state *s, void *to, const void *source,
+                                     size_t bytes, int w) {
+  if (member_remote(s, w)) return gda::putmem<G>(ctx, to, source, bytes, w);
+  grp_copy<G>(peer_ptr(s, to, w), source, bytes);
+}
+
+/** The group copies `bytes` from symmetric `from` (this PE's view) on member `w` to local `dest`. */
+template <Grp G>
+ROCSHMEM_DEV_INLINE void member_pull(rocshmem_ctx_t ctx, const rocshmem_device_state *s, void *dest, const void *from,
+                                     size_t bytes, int w) {
+  if (member_remote(s, w)) return gda::getmem<G>(ctx, dest, from, bytes, w);
+  grp_copy<G>(dest, peer_ptr(s, from, w), bytes);
+}
+
+/** One word at symmetric `from` (this PE's view) on member `w`, which member_remote() says a NIC reaches. */
+ROCSHMEM_DEV_INLINE uint64_t member_g(rocshmem_ctx_t ctx, const uint64_t *from, int w) { return gda::g(ctx, from, w); }
+
+/** Arrival at a barrier member `w` that member_remote() says a NIC reaches: one added to its `flag`. */
+ROCSHMEM_DEV_INLINE void member_signal(const rocshmem_device_state *s, int w, uint64_t *flag) {
+  signal_flag_routed(s, w, flag);
 }
 
 }  // namespace route

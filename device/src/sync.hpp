@@ -44,11 +44,11 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
   // exchanges it. Flags and sequence numbers only count, so the order between them is free.
   for (int i = int(r); i < t.n; i += int(gs)) {
     if (i == t.me) continue;
-    if (s != nullptr && route::active(ROCSHMEM_FAST_GDA) && s->peer_route[t.start + i * t.stride] == ROCSHMEM_ROUTE_GDA) {
-      // A member GDA reaches: a NIC atomic on its flag (at this PE's offset of the slot).
+    if (s != nullptr && route::member_remote(s, t.start + i * t.stride)) {
+      // A member only a NIC reaches: a NIC atomic on its flag (at this PE's offset of the slot).
       // (Out of line, like every transport path: the IPC barrier stays small.)
-      route::signal_flag_routed(s, t.start + i * t.stride,
-                                reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
+      route::member_signal(s, t.start + i * t.stride,
+                           reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me);
       continue;
     }
     uint64_t *flag =
@@ -84,14 +84,11 @@ ROCSHMEM_DEV_INLINE bool world_sync(const rocshmem_team_device *t, bool release)
 /** team_sync for a team that is not on world_sync's path. */
 template <Grp G>
 ROCSHMEM_DEV_INLINE void team_sync_entry(const rocshmem_device_state *s, const rocshmem_team_device *t, bool release) {
-  // Members only a remote transport reaches: its barrier (RO: MPI's, once the earlier
-  // commands completed).
-  const Route r = route::team(t);
-  if (r != Route::ipc && r != Route::gda) {
-    return route::team_op<G>(r, s, t, {uint8_t(release ? ROCSHMEM_RO_BARRIER : ROCSHMEM_RO_SYNC)});
-  }
-  // All mapped, or GDA (the barrier below, members GDA reaches signalled with NIC atomics):
-  // once this group's remote operations completed.
+  // Members only a transport that runs barriers whole reaches: its barrier (RO: MPI's, once
+  // the earlier commands completed).
+  if (route::team_offload<G>(s, t, {release ? route::TeamKind::barrier : route::TeamKind::sync})) return;
+  // All mapped, or members only a NIC reaches (the barrier below, those signalled with NIC
+  // atomics): once this group's remote operations completed.
   route::complete<G>(s);
   const SyncTeam st{t->n_pes, t->my_pe, t->start, t->stride,
                     s->dev_sync_off + uint64_t(t->slot) * s->dev_sync_slot_bytes};

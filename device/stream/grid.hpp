@@ -3,8 +3,8 @@
  * The stream helper kernels as the core launches them (module_core.cu, module_reduce.cu,
  * host_launch.cpp): the bodies of kernels.hpp, except that the collectives
  * (alltoallmem, broadcastmem, the typed reductions) spread their data over every work-group of
- * the grid they are launched with. The core chooses the grid by size (src/stream/mod.rs,
- * `shape`): one work-group for small calls, which then run exactly the work-group bodies of
+ * the grid they are launched with. The core chooses the grid by size (src/gpu/stream_plan.rs,
+ * `groups`): one work-group for small calls, which then run exactly the work-group bodies of
  * kernels.hpp, up to the GPU's multiprocessor count for large ones.
  *
  * A collective on G > 1 work-groups:

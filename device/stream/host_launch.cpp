@@ -1,5 +1,5 @@
 // The host platform's side of the stream helper kernels: the core's ordered host queues
-// (src/stream/host.rs) run each queued operation through rocshmemi_host_stream_launch, which
+// (src/gpu/host_streams.rs) run each queued operation through rocshmemi_host_stream_launch, which
 // starts its kernel on the host launcher's CPU threads (every work-group of the grid at once,
 // so the collectives spread over several work-groups as on a GPU: grid.hpp) and returns when it
 // has finished. Compiled into librocshmem by build.rs (host platform only).

@@ -4,7 +4,7 @@
  * each, run on the caller's stream. Written once, over the device library's templates, and
  * used three ways:
  *  - host platform: host_launch.cpp runs them on the host launcher's CPU threads, from the
- *    core's ordered host queues (src/stream/host.rs);
+ *    core's ordered host queues (src/gpu/host_streams.rs);
  *  - NVIDIA: module_core.cu / module_reduce.cu compile them to PTX at build time (build.rs); the
  *    core loads that PTX and launches them with cuLaunchKernel on the caller's stream;
  *  - AMD: the same two files compile to code objects for every arch of the device build
@@ -113,7 +113,7 @@ ROCSHMEM_DEV_INLINE W amo_word(const Args &a) {
   return W(0);
 }
 
-/** A host atomic on a heap of GPU memory (src/stream/mod.rs, `amo_and_wait`): one system-scope
+/** A host atomic on a heap of GPU memory (src/stream.rs, `amo_and_wait`): one system-scope
  *  atomic of a.count (4 or 8) bytes on PE a.pe's word at symmetric a.dest (the host AMO types
  *  are words of these two sizes: src/amo.rs); the old (or fetched) value goes to *a.sig_addr. */
 ROCSHMEM_DEV_INLINE void k_amo(const Args &a) {

@@ -2,7 +2,7 @@
  * @file stream_args.h
  * The one argument of every stream helper kernel (device/stream/kernels.hpp): what a
  * `rocshmem_*_on_stream` call passes to the kernel it enqueues. Plain C, 80 bytes; the Rust
- * core has the same struct (src/stream/mod.rs, `StreamArgs`), and both check the layout.
+ * core has the same struct (src/gpu/stream_args.rs, `StreamArgs`), and both check the layout.
  */
 #ifndef ROCSHMEM_STREAM_ARGS_H
 #define ROCSHMEM_STREAM_ARGS_H
@@ -30,7 +30,7 @@ struct rocshmem_stream_args {
 
 #ifdef __cplusplus
 }
-static_assert(sizeof(rocshmem_stream_args) == 80, "rocshmem_stream_args is 80 bytes (src/stream/mod.rs)");
+static_assert(sizeof(rocshmem_stream_args) == 80, "rocshmem_stream_args is 80 bytes (src/gpu/stream_args.rs)");
 static_assert(__builtin_offsetof(rocshmem_stream_args, pe) == 64 && __builtin_offsetof(rocshmem_stream_args, cond) == 72,
               "rocshmem_stream_args layout");
 #endif

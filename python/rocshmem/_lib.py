@@ -47,7 +47,8 @@ class Ctx(ctypes.Structure):
     _fields_ = [("ctx_opaque", c_void_p), ("team_opaque", c_void_p)]
 
 
-# The untyped calls the package uses: name -> (result, argument types).
+# The untyped calls the package uses: name -> (result, argument types). The ctest
+# python_signatures checks them (and those written out at calls) against rocshmem.h.
 _SIGNATURES: Dict[str, Any] = {
     "rocshmem_last_error": (ctypes.c_char_p, []),
     "rocshmemi_initialized": (ctypes.c_bool, []),

@@ -3,71 +3,11 @@
 use super::*;
 use crate::bootstrap::{self, Method};
 use crate::env::Config;
-use crate::team::{SHARED_SLOT, WORLD_SLOT};
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
-
-unsafe extern "C" {
-    /// Defined by the C++ shim (src/cxx/shim_core.cpp): sets the C++ globals upstream programs
-    /// read on the host (`rocshmem::host::ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_CTX_DEFAULT`, ...).
-    /// Also sets the host platform's `rocshmemi_device_fast` (zeroes for NULL).
-    fn rocshmemi_cxx_publish(
-        ctx: rocshmem_ctx_t,
-        world: rocshmem_team_t,
-        shared: rocshmem_team_t,
-        fast: *const crate::device_abi::rocshmem_device_fast,
-    );
-}
-
-/// After init, on PE 0: with ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier), says
-/// what runs, and how.
-fn announce(rt: &Runtime) {
-    if rt.my_pe() != 0 {
-        return;
-    }
-    if log::enabled(Level::Version) {
-        let v = format!(
-            "rocSHMEM {} ({ROCSHMEM_VENDOR_STRING}), {} PEs, {}",
-            crate::VERSION,
-            rt.n_pes(),
-            rt.gpu.describe()
-        );
-        log::write(Level::Version, "rocshmem_init", format_args!("{v}"));
-    }
-    if log::enabled(Level::Env) {
-        log::write(Level::Env, "rocshmem_init", format_args!("environment:\n{}", crate::env::describe(false)));
-    }
-}
-
-/// Makes the default context and the predefined teams visible to C and C++ programs.
-fn publish(rt: Option<&Runtime>) {
-    let fast = rt.map_or(std::ptr::null(), |rt| &rt.device_state.fast as *const _);
-    let (ctx, world, shared) = match rt {
-        Some(rt) => {
-            let world = rt.teams.handle(WORLD_SLOT);
-            (
-                rocshmem_ctx_t { ctx_opaque: rt.ctxs.opaque(0), team_opaque: world.cast() },
-                world,
-                rt.teams.handle(SHARED_SLOT),
-            )
-        }
-        None => (
-            rocshmem_ctx_t { ctx_opaque: std::ptr::null_mut(), team_opaque: std::ptr::null_mut() },
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        ),
-    };
-    // SAFETY: written only here, at init and finalize, before/after any use by the program.
-    unsafe {
-        ROCSHMEM_HOST_CTX_DEFAULT = ctx;
-        ROCSHMEM_HOST_TEAM_WORLD = world;
-        ROCSHMEM_HOST_TEAM_SHARED = shared;
-        rocshmemi_cxx_publish(ctx, world, shared, fast);
-    }
-}
+use std::sync::atomic::Ordering;
 
 fn init_with(method: Method) -> Result<()> {
-    let rt = match crate::runtime::init(method) {
+    let rt = match crate::runtime::lifecycle::init(method) {
         // An explicit init after an implicit one (ROCSHMEM_INIT_ON_DEMAND) is the init the
         // program meant: nothing to do.
         Err(Error::AlreadyInitialized) if STARTED_ON_DEMAND.load(Ordering::Acquire) => return Ok(()),
@@ -76,48 +16,6 @@ fn init_with(method: Method) -> Result<()> {
     announce(rt);
     publish(Some(rt));
     Ok(())
-}
-
-/// Whether the runtime was started by a call before init (ROCSHMEM_INIT_ON_DEMAND=1).
-static STARTED_ON_DEMAND: AtomicBool = AtomicBool::new(false);
-
-/// A call that needs the runtime came before init. With `ROCSHMEM_INIT_ON_DEMAND=1`, starts
-/// the library as `rocshmem_init()` does (launcher, MPI launcher or a single PE; rocSHMEM 2.x
-/// started on demand) and returns it; a later `rocshmem_init*` then does nothing. Otherwise
-/// NotInitialized. A failed start ends the process, as a failed `rocshmem_init` does.
-pub(crate) fn on_demand() -> Result<&'static Runtime> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let wanted = std::env::var("ROCSHMEM_INIT_ON_DEMAND")
-        .ok()
-        .and_then(|v| crate::env::parse(crate::env::Kind::Bool, "ROCSHMEM_INIT_ON_DEMAND", &v).ok())
-        .is_some_and(|v| matches!(v, crate::env::Value::Bool(true)));
-    if !wanted {
-        return Err(Error::NotInitialized);
-    }
-    // One thread starts it; others wait and find it started.
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    if let Ok(rt) = crate::runtime::get() {
-        return Ok(rt);
-    }
-    let call = "rocshmem_init (on demand)";
-    match crate::runtime::init(Method::Auto) {
-        Ok(rt) => {
-            STARTED_ON_DEMAND.store(true, Ordering::Release);
-            announce(rt);
-            publish(Some(rt));
-            log::write(
-                Level::Info,
-                call,
-                format_args!("started by a call before rocshmem_init (ROCSHMEM_INIT_ON_DEMAND=1)"),
-            );
-            Ok(rt)
-        }
-        Err(Error::AlreadyInitialized) => crate::runtime::get(),
-        Err(e) => {
-            report(call, &e);
-            crate::runtime::exit_now(1);
-        }
-    }
 }
 
 /// Initialises the runtime: under `rocshmem-run`, under an MPI launcher (MPI_COMM_WORLD), or
@@ -263,7 +161,7 @@ pub unsafe extern "C" fn rocshmem_set_attr_uniqueid_args(
 pub extern "C" fn rocshmem_finalize() {
     // Not counted in flight: finalize waits for the calls that are (see `inflight`).
     boundary("rocshmem_finalize", (), || {
-        crate::runtime::finalize()?;
+        crate::runtime::lifecycle::finalize()?;
         publish(None);
         Ok(())
     });
@@ -325,7 +223,7 @@ pub unsafe extern "C" fn rocshmem_query_thread(provided: *mut c_int) {
 /// Ends every PE of the job with exit status `status`.
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_global_exit(status: c_int) {
-    crate::runtime::global_exit(status)
+    crate::runtime::lifecycle::global_exit(status)
 }
 
 /// This PE's number, or -1 (with a message) before init.

@@ -1,8 +1,8 @@
 //! Symmetric memory: allocation (collective), peer pointers, buffer registration.
 
 use super::*;
-use crate::heap::agree::{HeapCall, agree, free_offset};
 use crate::heap::alloc::MIN_ALIGN;
+use crate::heap_agree::{HeapCall, agree, free_offset};
 use crate::runtime::Stats;
 use std::ffi::{c_int, c_void};
 

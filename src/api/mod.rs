@@ -25,8 +25,9 @@ pub mod types;
 use crate::error::{Error, Result};
 use crate::log::{self, Level};
 use crate::runtime::{self, Runtime};
-use crate::team::Team;
+use crate::team::{SHARED_SLOT, Team, WORLD_SLOT};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 pub use types::*;
 
 /// Prints the one-line report of a failed call. A call before `rocshmem_init` is reported
@@ -94,10 +95,10 @@ pub(crate) fn status_call(call: &'static str, f: impl FnOnce() -> Result<()>) ->
 
 /// The runtime, or NotInitialized/Finalized. Only inside a [`value_call`]: the runtime stays
 /// mapped until the call returns, and once finalize has begun new calls get `Finalized`.
-/// Before init, with `ROCSHMEM_INIT_ON_DEMAND=1`, initialises it first (see [`init::on_demand`]).
+/// Before init, with `ROCSHMEM_INIT_ON_DEMAND=1`, initialises it first (see [`on_demand`]).
 pub(crate) fn rt() -> Result<&'static Runtime> {
     match runtime::get_ready() {
-        Err(Error::NotInitialized) => init::on_demand(),
+        Err(Error::NotInitialized) => on_demand(),
         r => r,
     }
 }
@@ -129,4 +130,109 @@ pub(crate) fn team_of(rt: &Runtime, team: rocshmem_team_t) -> Result<Team> {
 /// A non-negative `int` count from C.
 pub(crate) fn count(n: i32, what: &str) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::invalid(format!("{what}={n} is negative")))
+}
+
+// Starting the runtime, for `init.rs` and for the first call of a program that relies on
+// `ROCSHMEM_INIT_ON_DEMAND` ([`rt`]); here rather than in `init.rs` so that this file names
+// none of its children (they all use it).
+
+unsafe extern "C" {
+    /// Defined by the C++ shim (src/cxx/shim_core.cpp): sets the C++ globals upstream programs
+    /// read on the host (`rocshmem::host::ROCSHMEM_TEAM_WORLD`, `ROCSHMEM_CTX_DEFAULT`, ...).
+    /// Also sets the host platform's `rocshmemi_device_fast` (zeroes for NULL).
+    fn rocshmemi_cxx_publish(
+        ctx: rocshmem_ctx_t,
+        world: rocshmem_team_t,
+        shared: rocshmem_team_t,
+        fast: *const crate::device_abi::rocshmem_device_fast,
+    );
+}
+
+/// After init, on PE 0: with ROCSHMEM_DEBUG_LEVEL=VERSION / ENV (or the :env modifier), says
+/// what runs, and how.
+pub(crate) fn announce(rt: &Runtime) {
+    if rt.my_pe() != 0 {
+        return;
+    }
+    if log::enabled(Level::Version) {
+        let v = format!(
+            "rocSHMEM {} ({ROCSHMEM_VENDOR_STRING}), {} PEs, {}",
+            crate::VERSION,
+            rt.n_pes(),
+            rt.gpu.describe()
+        );
+        log::write(Level::Version, "rocshmem_init", format_args!("{v}"));
+    }
+    if log::enabled(Level::Env) {
+        log::write(Level::Env, "rocshmem_init", format_args!("environment:\n{}", crate::env::describe(false)));
+    }
+}
+
+/// Makes the default context and the predefined teams visible to C and C++ programs.
+pub(crate) fn publish(rt: Option<&Runtime>) {
+    let fast = rt.map_or(std::ptr::null(), |rt| &rt.device_state.fast as *const _);
+    let (ctx, world, shared) = match rt {
+        Some(rt) => {
+            let world = rt.teams.handle(WORLD_SLOT);
+            (
+                rocshmem_ctx_t { ctx_opaque: rt.ctxs.opaque(0), team_opaque: world.cast() },
+                world,
+                rt.teams.handle(SHARED_SLOT),
+            )
+        }
+        None => (
+            rocshmem_ctx_t { ctx_opaque: std::ptr::null_mut(), team_opaque: std::ptr::null_mut() },
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        ),
+    };
+    // SAFETY: written only here, at init and finalize, before/after any use by the program.
+    unsafe {
+        ROCSHMEM_HOST_CTX_DEFAULT = ctx;
+        ROCSHMEM_HOST_TEAM_WORLD = world;
+        ROCSHMEM_HOST_TEAM_SHARED = shared;
+        rocshmemi_cxx_publish(ctx, world, shared, fast);
+    }
+}
+
+/// Whether the runtime was started by a call before init (ROCSHMEM_INIT_ON_DEMAND=1).
+pub(crate) static STARTED_ON_DEMAND: AtomicBool = AtomicBool::new(false);
+
+/// A call that needs the runtime came before init. With `ROCSHMEM_INIT_ON_DEMAND=1`, starts
+/// the library as `rocshmem_init()` does (launcher, MPI launcher or a single PE; rocSHMEM 2.x
+/// started on demand) and returns it; a later `rocshmem_init*` then does nothing. Otherwise
+/// NotInitialized. A failed start ends the process, as a failed `rocshmem_init` does.
+pub(crate) fn on_demand() -> Result<&'static Runtime> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let wanted = std::env::var("ROCSHMEM_INIT_ON_DEMAND")
+        .ok()
+        .and_then(|v| crate::env::parse(crate::env::Kind::Bool, "ROCSHMEM_INIT_ON_DEMAND", &v).ok())
+        .is_some_and(|v| matches!(v, crate::env::Value::Bool(true)));
+    if !wanted {
+        return Err(Error::NotInitialized);
+    }
+    // One thread starts it; others wait and find it started.
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Ok(rt) = crate::runtime::get() {
+        return Ok(rt);
+    }
+    let call = "rocshmem_init (on demand)";
+    match crate::runtime::lifecycle::init(crate::bootstrap::Method::Auto) {
+        Ok(rt) => {
+            STARTED_ON_DEMAND.store(true, Ordering::Release);
+            announce(rt);
+            publish(Some(rt));
+            log::write(
+                Level::Info,
+                call,
+                format_args!("started by a call before rocshmem_init (ROCSHMEM_INIT_ON_DEMAND=1)"),
+            );
+            Ok(rt)
+        }
+        Err(Error::AlreadyInitialized) => crate::runtime::get(),
+        Err(e) => {
+            report(call, &e);
+            crate::runtime::exit_now(1);
+        }
+    }
 }

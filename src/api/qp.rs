@@ -28,12 +28,19 @@ pub struct rocshmem_qp_info {
 const _: () = assert!(std::mem::size_of::<rocshmem_qp_info>() == 96);
 
 /// The device queue pair to world PE `peer`, when the GDA backend runs.
-fn device_qp(peer: c_int) -> Option<*const crate::backend::gda::abi::rocshmem_gda_qp> {
+#[cfg(feature = "test-doubles")]
+fn device_qp(peer: c_int) -> Option<*const crate::transport::gda::abi::rocshmem_gda_qp> {
     let rt = crate::runtime::get_ready().ok()?;
     let g = rt.net.gda()?;
     let p = usize::try_from(peer).ok().filter(|p| *p < rt.n_pes())?;
     // SAFETY: one descriptor per world PE (qps_per_pe is 1).
     Some(unsafe { g.device_qps().add(p) })
+}
+
+/// No GDA transport in a build without the NIC model (feature `test-doubles`), so no queue pair.
+#[cfg(not(feature = "test-doubles"))]
+fn device_qp(_peer: c_int) -> Option<*const crate::transport::gda::abi::rocshmem_gda_qp> {
+    None
 }
 
 /// The active GDA provider: mlx5 (3) when the GDA backend runs (its queue pairs are mlx5's),

@@ -2,7 +2,7 @@
 //! (or, for large putmem/getmem on a GPU, one copy) enqueued on the caller's stream; the call
 //! returns at once. Also the host platform's stream handles (`rocshmem_host_stream_*`, the
 //! `hipStreamCreate`/`Synchronize`/`Destroy` of <rocshmem/host_kernel.hpp>). See
-//! src/stream/mod.rs and docs/streams.md.
+//! src/stream.rs and docs/streams.md.
 
 use super::*;
 use crate::gpu::Platform;
@@ -15,7 +15,7 @@ fn kernel(rt: &Runtime, call: &'static str, stream: *mut c_void, name: &str, arg
 }
 
 /// Enqueues helper kernel `name` with `args` for `call`, a collective that spreads `spread`
-/// bytes over several work-groups when it is large (src/stream/mod.rs, `groups`).
+/// bytes over several work-groups when it is large (src/stream.rs, `groups`).
 fn collective(
     rt: &Runtime,
     call: &'static str,
@@ -375,7 +375,7 @@ pub unsafe extern "C" fn rocshmem_host_stream_create(stream: *mut *mut c_void) -
                 )));
             }
         }
-        let h = stream::host::create()?;
+        let h = crate::gpu::host_streams::create()?;
         // SAFETY: checked non-null; the caller's pointer.
         unsafe { *stream = h as *mut c_void };
         Ok(())
@@ -387,11 +387,11 @@ pub unsafe extern "C" fn rocshmem_host_stream_create(stream: *mut *mut c_void) -
 /// was also reported when it happened).
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_host_stream_synchronize(stream: *mut c_void) -> c_int {
-    status_call("rocshmem_host_stream_synchronize", || stream::host::synchronize(stream as usize))
+    status_call("rocshmem_host_stream_synchronize", || crate::gpu::host_streams::synchronize(stream as usize))
 }
 
 /// Host platform: waits for `stream`'s work, then destroys it.
 #[unsafe(no_mangle)]
 pub extern "C" fn rocshmem_host_stream_destroy(stream: *mut c_void) -> c_int {
-    status_call("rocshmem_host_stream_destroy", || stream::host::destroy(stream as usize))
+    status_call("rocshmem_host_stream_destroy", || crate::gpu::host_streams::destroy(stream as usize))
 }

@@ -38,7 +38,7 @@ fn main() {
             rocshmem::api::ROCSHMEM_MINOR_VERSION
         );
         println!("  platforms         : host (built-in); amd (HIP) and nvidia (CUDA), loaded at run time");
-        for (i, line) in rocshmem::gpu::probe().iter().enumerate() {
+        for (i, line) in rocshmem::gpu::select::probe().iter().enumerate() {
             println!("  {:<18}: {line}", if i == 0 { "GPU runtime found" } else { "" });
         }
         println!("  backends          : ipc");

@@ -1,4 +1,4 @@
-// The host side of the GDA transport (src/transport/gda.rs) posts through the same code as
+// The host side of the GDA transport (src/transport/gda/host.rs) posts through the same code as
 // device threads: the posting functions of device/src/gda/qp.hpp, compiled here for the CPU
 // and called from Rust through these extern "C" entry points (internal, not API). Each returns
 // a status: 0 or ROCSHMEM_GDA_ERR_* (gda_abi.h), and completes what it posted before returning.

@@ -410,7 +410,7 @@ impl Vendor for Cuda {
 
 /// The stream helper kernels on NVIDIA: two modules embedded at build time (build.rs,
 /// device/stream/module_*.cu), the 14 kernels of the untyped calls and the 163 reductions, each a
-/// compressed container (src/stream/pack.rs) of its PTX and, when ptxas was there at build time,
+/// compressed container (src/gpu/stream_pack.rs) of its PTX and, when ptxas was there at build time,
 /// its sm_90 SASS, which loads without JIT; loaded by the thread of [`modules`](super::modules).
 #[cfg(rocshmem_stream_ptx)]
 const PACKS: Option<[&[u8]; 2]> = Some([
@@ -461,10 +461,10 @@ impl ModuleApi for Cuda {
     /// One module from its container: the SASS built for this GPU if there is one (no JIT),
     /// else the PTX (JIT-compiled by the driver, cached by it across runs).
     fn load(&self, pack: &[u8]) -> Result<(usize, String)> {
-        let images = crate::stream::pack::read(pack).map_err(Error::Gpu)?;
+        let images = super::stream_pack::read(pack).map_err(Error::Gpu)?;
         let sm = self.current_sm();
         let mut module: *mut c_void = std::ptr::null_mut();
-        if let Some(img) = images.iter().find(|i| i.kind == crate::stream::pack::KIND_CUBIN && Some(i.sm) == sm) {
+        if let Some(img) = images.iter().find(|i| i.kind == super::stream_pack::KIND_CUBIN && Some(i.sm) == sm) {
             let t = std::time::Instant::now();
             let cubin = img.unpack().map_err(Error::Gpu)?;
             let unpacked = t.elapsed().as_secs_f64() * 1e3;
@@ -484,7 +484,7 @@ impl ModuleApi for Cuda {
         }
         let img = images
             .iter()
-            .find(|i| i.kind == crate::stream::pack::KIND_PTX)
+            .find(|i| i.kind == super::stream_pack::KIND_PTX)
             .ok_or_else(|| Error::Gpu("an embedded stream-kernel container has no PTX".into()))?;
         let t = std::time::Instant::now();
         let mut text = img.unpack().map_err(Error::Gpu)?;

@@ -152,33 +152,6 @@ fn map(fd: i32, len: usize, what: &str) -> Result<*mut u8> {
     Ok(p.cast())
 }
 
-/// `len` zeroed bytes of private anonymous memory, page aligned.
-pub fn anonymous(len: usize) -> Result<Segment> {
-    let len = len.max(1);
-    // SAFETY: a new private anonymous mapping; the kernel picks the address.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(Error::last_os(format!("mmap of {len} anonymous bytes")));
-    }
-    Ok(Segment::new(p.cast(), len, Vec::new(), unmapper()))
-}
-
-fn unmapper() -> Box<dyn FnOnce(*mut u8, usize) + Send + Sync> {
-    Box::new(|base, len| {
-        // SAFETY: `base`/`len` are exactly what mmap returned for this segment.
-        unsafe { libc::munmap(base.cast(), len) };
-    })
-}
-
 impl GpuRuntime for HostRuntime {
     fn platform(&self) -> Platform {
         Platform::Host
@@ -216,7 +189,7 @@ impl GpuRuntime for HostRuntime {
         let r = check_size(fd, len, &what).and_then(|()| map(fd, len, &what));
         // SAFETY: our descriptor; the mapping keeps the memory.
         unsafe { libc::close(fd) };
-        Ok(Segment::new(r?, len, handle.to_vec(), unmapper()))
+        Ok(Segment::mmapped(r?, len, handle.to_vec()))
     }
 
     fn seal_segment(&self, own: &Segment) -> Result<()> {
@@ -263,7 +236,7 @@ fn create_posix(name: &str, len: usize) -> Result<Segment> {
     }
     let base = map(fd, len, name).map_err(cleanup)?;
     unsafe { libc::close(fd) };
-    Ok(Segment::new(base, len, name.as_bytes().to_vec(), unmapper()))
+    Ok(Segment::mmapped(base, len, name.as_bytes().to_vec()))
 }
 
 /// The handle of a memfd segment: `@` and the abstract socket name that serves it (the
@@ -353,7 +326,7 @@ fn create_memfd(name: &str, len: usize) -> Result<Segment> {
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(HashMap::new)
         .insert(handle.clone(), Server { stop, listener, thread });
-    Ok(Segment::new(base, len, handle, unmapper()))
+    Ok(Segment::mmapped(base, len, handle))
 }
 
 fn listen_abstract(name: &[u8]) -> Result<libc::c_int> {

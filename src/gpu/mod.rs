@@ -3,21 +3,34 @@
 //! One trait, one implementation per platform: `host` (no GPU: memory is shared memory, memfd
 //! or POSIX, GPU threads are CPU threads), `cuda` (NVIDIA: libcudart and libcuda) and `hip` (AMD:
 //! libamdhip64), the GPU runtimes loaded at run time with libloading, so that none is a
-//! link-time dependency of librocshmem. `ROCSHMEM_GPU` chooses (see [`open`]).
+//! link-time dependency of librocshmem. `ROCSHMEM_GPU` chooses (`select::open`).
+//!
+//! This file holds what every platform builds on (the [`GpuRuntime`] trait, [`Segment`],
+//! [`Platform`]) and names none of the platforms, so they can use it without an import cycle:
+//! `select` picks one, `mirror` (the device copies of the core's tables) uses one.
+//!
+//! The stream helper kernels' pieces that need no runtime live here too: their argument
+//! (`stream_args`), launch grid (`stream_plan`), embedded images (`stream_pack`, loaded by
+//! `modules`), and the host platform's ordered queues that run them (`host_streams`); the
+//! `*_on_stream` calls themselves are `crate::stream`.
 
 pub mod cuda;
 pub mod hip;
 pub mod hip_arch;
 pub mod host;
 pub mod host_heap;
+pub mod host_streams;
+pub mod mirror;
 pub mod modules;
+pub mod select;
 pub mod share;
+pub mod stream_args;
+pub mod stream_pack;
+pub mod stream_plan;
 pub mod vendor;
 
 use crate::error::{Error, Result};
-use crate::log_info;
 use std::ffi::c_void;
-use std::sync::Arc;
 
 /// Which platform a runtime drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,71 +93,47 @@ impl Segment {
     }
 }
 
+impl Segment {
+    /// `len` zeroed bytes of private anonymous memory (page aligned), unmapped on drop.
+    pub fn anonymous(len: usize) -> Result<Segment> {
+        let len = len.max(1);
+        // SAFETY: a new private anonymous mapping; the kernel picks the address.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(Error::last_os(format!("mmap of {len} anonymous bytes")));
+        }
+        Ok(Segment::mmapped(p.cast(), len, Vec::new()))
+    }
+
+    /// A segment `mmap` made, released with `munmap`.
+    pub fn mmapped(base: *mut u8, len: usize, handle: Vec<u8>) -> Segment {
+        Segment::new(
+            base,
+            len,
+            handle,
+            Box::new(|base, len| {
+                // SAFETY: `base`/`len` are exactly what mmap returned for this segment.
+                unsafe { libc::munmap(base.cast(), len) };
+            }),
+        )
+    }
+}
+
 impl Drop for Segment {
     fn drop(&mut self) {
         if let Some(f) = self.unmap.take() {
             f(self.base, self.len);
         }
     }
-}
-
-/// Where device code reads one of the core's tables (device state, teams, contexts).
-///
-/// The core always keeps the table in process memory and changes it there. On the host
-/// platform device code reads that memory directly; on a GPU platform a copy in device memory
-/// mirrors it, every change is pushed to the copy, and the addresses handed to users and to
-/// device code (team handles, `ctx_opaque`, the state pointer) are the copy's.
-pub struct Mirror {
-    device: Option<Segment>,
-    gpu: Arc<dyn GpuRuntime>,
-}
-
-impl Mirror {
-    /// A mirror of `len` bytes (nothing is allocated where device code reads process memory).
-    pub fn new(gpu: &Arc<dyn GpuRuntime>, len: usize) -> Result<Mirror> {
-        Ok(Mirror { device: gpu.alloc_device(len.max(1))?, gpu: Arc::clone(gpu) })
-    }
-
-    /// No device copy: device code reads the host table (host platform, tests).
-    pub fn none() -> Mirror {
-        Mirror { device: None, gpu: Arc::new(host::HostRuntime::new()) }
-    }
-
-    /// Whether device code reads a separate copy.
-    pub fn is_separate(&self) -> bool {
-        self.device.is_some()
-    }
-
-    /// The address device code uses for byte 0 of a table whose host copy starts at `host`.
-    pub fn base(&self, host: *const u8) -> usize {
-        self.device.as_ref().map_or(host as usize, |d| d.base as usize)
-    }
-
-    /// Writes `bytes` at offset `off` of the device copy (a change of the host copy) and waits
-    /// until they are there; nothing to do without a device copy.
-    pub fn push(&self, off: usize, bytes: &[u8]) -> Result<()> {
-        let Some(d) = &self.device else { return Ok(()) };
-        if !d.contains(d.base as usize + off, bytes.len()) {
-            return Err(Error::invalid(format!(
-                "table push {off}+{} is outside the {}-byte mirror",
-                bytes.len(),
-                d.len
-            )));
-        }
-        // SAFETY: the destination range was checked to be inside the device copy.
-        unsafe { self.gpu.upload(d.base.add(off), bytes) }
-    }
-}
-
-/// The bytes of `entries[range]`, for [`Mirror::push`].
-///
-/// # Safety
-/// Nobody may write those entries while the slice lives (the tables push under their lock).
-pub unsafe fn entry_bytes<T>(entries: &[std::cell::UnsafeCell<T>], range: std::ops::Range<usize>) -> &[u8] {
-    let sz = std::mem::size_of::<T>();
-    let e = &entries[range.clone()];
-    // SAFETY: in bounds (the slice above is); the caller excludes writers.
-    unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<u8>(), range.len() * sz) }
 }
 
 /// What the core needs from a GPU runtime.
@@ -202,7 +191,7 @@ pub trait GpuRuntime: Send + Sync {
     /// `len` zeroed bytes of host memory that device code can also read and write at the same
     /// address (RO command queues). Page aligned.
     fn alloc_host_mapped(&self, len: usize) -> Result<Segment> {
-        host::anonymous(len)
+        Segment::anonymous(len)
     }
     /// Whether `addr` is GPU memory the CPU cannot load from or store to (the RO proxy stages
     /// such buffers through host memory). False on the host platform.
@@ -318,7 +307,7 @@ pub trait GpuRuntime: Send + Sync {
         &self,
         stream: *mut c_void,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {
@@ -336,7 +325,7 @@ pub trait GpuRuntime: Send + Sync {
     unsafe fn stream_run_and_wait(
         &self,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {
@@ -365,117 +354,13 @@ pub trait GpuRuntime: Send + Sync {
     }
 }
 
-/// How the platform is chosen (`ROCSHMEM_GPU`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
-    Auto,
-    Host,
-    Nvidia,
-    Amd,
-}
-
-impl Choice {
-    pub fn parse(text: &str) -> Result<Choice> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "" | "auto" => Ok(Choice::Auto),
-            "host" | "cpu" | "none" => Ok(Choice::Host),
-            "nvidia" | "cuda" => Ok(Choice::Nvidia),
-            "amd" | "hip" | "rocm" => Ok(Choice::Amd),
-            other => Err(Error::invalid(format!("ROCSHMEM_GPU='{other}' is not one of auto, host, nvidia, amd"))),
-        }
-    }
-}
-
-/// What a look for GPU runtimes found, without choosing a device (for logs and rocshmem_info):
-/// one line per GPU platform.
-pub fn probe() -> Vec<String> {
-    let hip_library = crate::env::Config::from_env().map(|c| c.hip_library).unwrap_or_default();
-    let amd = match hip::Hip::load(&hip_library) {
-        Ok(h) => h.summary(),
-        Err(e) => format!("amd: not available ({e})"),
-    };
-    let nvidia = match cuda::Cuda::load() {
-        Ok(c) => c.summary(),
-        Err(e) => format!("nvidia: not available ({e})"),
-    };
-    vec![amd, nvidia]
-}
-
-/// The runtime for this process, chosen by `ROCSHMEM_GPU` (`choice_text`). `local_rank` is
-/// this PE's index among the PEs of its node: a GPU platform uses device
-/// `local_rank % device count` unless the program already chose a device. The AMD platform's
-/// knobs (`ROCSHMEM_HEAP_ALLOCATOR_TYPE`, `ROCSHMEM_HIP_LIBRARY`) are read from the
-/// environment here; a malformed allocator type is refused on every platform.
-pub fn open(choice_text: &str, local_rank: usize) -> Result<Arc<dyn GpuRuntime>> {
-    let choice = Choice::parse(choice_text)?;
-    let cfg = crate::env::Config::from_env()?;
-    let allocator = hip::HeapAllocator::parse(&cfg.heap_allocator_type)?;
-    open_with(choice, local_rank, || hip::Hip::load(&cfg.hip_library), allocator, cuda::Cuda::load)
-}
-
-/// `what: ` in front of a runtime error's text, keeping its kind.
-fn prefixed(what: &str, e: Error) -> Error {
-    match e {
-        Error::Unsupported(s) => Error::Unsupported(format!("{what}: {s}")),
-        Error::Gpu(s) => Error::Gpu(format!("{what}: {s}")),
-        other => other,
-    }
-}
-
-/// [`open`] with the HIP and CUDA loaders given (tests pass ones that fail).
-pub(crate) fn open_with(
-    choice: Choice,
-    local_rank: usize,
-    load_hip: impl FnOnce() -> Result<hip::Hip>,
-    allocator: Option<hip::HeapAllocator>,
-    load_cuda: impl FnOnce() -> Result<cuda::Cuda>,
-) -> Result<Arc<dyn GpuRuntime>> {
-    let host = || -> Arc<dyn GpuRuntime> { Arc::new(host::HostRuntime::new()) };
-    let rt: Arc<dyn GpuRuntime> = match choice {
-        Choice::Host => host(),
-        Choice::Amd => {
-            let h = load_hip().map_err(|e| prefixed("ROCSHMEM_GPU=amd", e))?;
-            Arc::new(hip::HipRuntime::new(h, local_rank, allocator).map_err(|e| prefixed("ROCSHMEM_GPU=amd", e))?)
-        }
-        Choice::Nvidia => {
-            let t0 = std::time::Instant::now();
-            let c = load_cuda().map_err(|e| Error::Unsupported(format!("ROCSHMEM_GPU=nvidia: {e}")))?;
-            log_info!("rocshmem_init", "CUDA libraries loaded in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
-            Arc::new(cuda::CudaRuntime::new(c, local_rank)?)
-        }
-        // AMD first (the product's first target), then NVIDIA, then the host platform.
-        Choice::Auto => match load_hip().and_then(|h| h.device_count().map(|n| (h, n))) {
-            Ok((h, n)) if n > 0 => Arc::new(hip::HipRuntime::new(h, local_rank, allocator)?),
-            found => {
-                match found {
-                    Ok(_) => log_info!("rocshmem_init", "HIP runtime found but no AMD GPU"),
-                    Err(e) => log_info!("rocshmem_init", "no HIP runtime ({e})"),
-                }
-                match load_cuda().and_then(|c| c.device_count().map(|n| (c, n))) {
-                    Ok((c, n)) if n > 0 => Arc::new(cuda::CudaRuntime::new(c, local_rank)?),
-                    Ok(_) => {
-                        log_info!("rocshmem_init", "CUDA runtime found but no GPU: using the host platform");
-                        host()
-                    }
-                    Err(e) => {
-                        log_info!("rocshmem_init", "no GPU runtime ({e}): using the host platform");
-                        host()
-                    }
-                }
-            }
-        },
-    };
-    log_info!("rocshmem_init", "platform {}: {}", rt.platform().name(), rt.describe());
-    Ok(rt)
-}
-
 /// A pretend GPU for tests: "device memory" is process memory at other addresses, so that
 /// handle arithmetic, pushes and separate device segments can be checked without a GPU.
 #[cfg(test)]
 pub(crate) mod fake {
     use super::*;
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
 
     #[derive(Default)]
     pub struct FakeGpu {
@@ -549,88 +434,6 @@ pub(crate) mod fake {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mirror_pushes_to_its_own_copy() {
-        let host = [7u8; 64];
-        let none = Mirror::none();
-        assert!(!none.is_separate());
-        assert_eq!(none.base(host.as_ptr()), host.as_ptr() as usize);
-        none.push(0, &host).unwrap();
-        let m = Mirror::new(&fake::gpu(), 64).unwrap();
-        assert!(m.is_separate());
-        let base = m.base(host.as_ptr());
-        assert_ne!(base, host.as_ptr() as usize, "device code reads the copy");
-        m.push(8, &host[8..16]).unwrap();
-        // SAFETY: the fake device copy is process memory of 64 bytes.
-        let copy = unsafe { std::slice::from_raw_parts(base as *const u8, 64) };
-        assert_eq!(&copy[..8], &[0; 8]);
-        assert_eq!(&copy[8..16], &[7; 8]);
-        assert!(m.push(60, &host[..8]).is_err(), "a push past the end is refused");
-    }
-
-    #[test]
-    fn choice_parses() {
-        assert_eq!(Choice::parse("").unwrap(), Choice::Auto);
-        assert_eq!(Choice::parse(" AUTO ").unwrap(), Choice::Auto);
-        assert_eq!(Choice::parse("host").unwrap(), Choice::Host);
-        assert_eq!(Choice::parse("nvidia").unwrap(), Choice::Nvidia);
-        assert_eq!(Choice::parse("amd").unwrap(), Choice::Amd);
-        assert!(Choice::parse("intel").unwrap_err().to_string().contains("ROCSHMEM_GPU"));
-    }
-
-    fn no_cuda() -> Result<cuda::Cuda> {
-        Err(Error::Unsupported("libcudart not found (test)".into()))
-    }
-
-    fn no_hip() -> Result<hip::Hip> {
-        Err(Error::Unsupported("libamdhip64 not found (test)".into()))
-    }
-
-    #[test]
-    fn auto_falls_back_to_host_without_cuda() {
-        let rt = open_with(Choice::Auto, 3, no_hip, None, no_cuda).unwrap();
-        assert_eq!(rt.platform(), Platform::Host);
-        assert!(!rt.separate_device_segment());
-        assert!(rt.alloc_device(64).unwrap().is_none());
-    }
-
-    #[test]
-    fn forced_platforms_fail_clearly() {
-        let e = open_with(Choice::Nvidia, 0, no_hip, None, no_cuda).err().unwrap().to_string();
-        assert!(e.contains("ROCSHMEM_GPU=nvidia") && e.contains("libcudart"), "{e}");
-        let e = open_with(Choice::Amd, 0, no_hip, None, || panic!("amd must not load CUDA")).err().unwrap().to_string();
-        assert!(e.contains("ROCSHMEM_GPU=amd") && e.contains("libamdhip64"), "{e}");
-        assert_eq!(
-            open_with(Choice::Host, 0, || panic!("host must not load HIP"), None, || panic!("host must not load CUDA"))
-                .unwrap()
-                .platform(),
-            Platform::Host
-        );
-    }
-
-    #[test]
-    fn hip_without_an_amd_gpu() {
-        // Where libamdhip64 is installed but sees no GPU (CI, this machine): amd refuses with one
-        // message saying so, auto goes on to CUDA and then the host platform. Elsewhere (no HIP,
-        // or an AMD GPU) there is nothing to check here (hip.rs checks the loader).
-        match hip::Hip::load("") {
-            Ok(h) if h.device_count().unwrap() == 0 => {}
-            _ => return,
-        }
-        let e = open_with(Choice::Amd, 0, || hip::Hip::load(""), None, no_cuda).err().unwrap();
-        assert!(matches!(e, Error::Gpu(_)), "{e:?}");
-        let e = e.to_string();
-        assert!(e.contains("ROCSHMEM_GPU=amd") && e.contains("libamdhip64") && e.contains("no AMD GPU"), "{e}");
-        let mut tried_cuda = false;
-        let load_cuda = || {
-            tried_cuda = true;
-            no_cuda()
-        };
-        let rt = open_with(Choice::Auto, 0, || hip::Hip::load(""), None, load_cuda).unwrap();
-        assert_eq!(rt.platform(), Platform::Host);
-        assert!(tried_cuda, "auto tries CUDA after a HIP without GPU");
-    }
 
     #[test]
     fn host_copy_and_fill() {

@@ -678,13 +678,13 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
         &self,
         stream: *mut c_void,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &super::stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {
         let f = self.streams.function(self.api.as_ref(), kernel).map_err(|e| V::kernel_error(self, e))?;
         let mut a = *args;
-        let mut params = [(&mut a as *mut crate::stream::args::StreamArgs).cast::<c_void>()];
+        let mut params = [(&mut a as *mut super::stream_args::StreamArgs).cast::<c_void>()];
         // SAFETY: a function of our module taking one rocshmem_stream_args; the runtime copies
         // the parameters before it returns. Stream-ordered, no synchronisation.
         unsafe { self.api.launch(f, blocks, threads, or_per_thread(stream), params.as_mut_ptr(), kernel) }
@@ -694,7 +694,7 @@ impl<V: Vendor> GpuRuntime for DeviceRuntime<V> {
     unsafe fn stream_run_and_wait(
         &self,
         kernel: &str,
-        args: &crate::stream::args::StreamArgs,
+        args: &super::stream_args::StreamArgs,
         blocks: u32,
         threads: u32,
     ) -> Result<()> {

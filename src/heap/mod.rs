@@ -7,7 +7,6 @@
 //! the part device code uses (device synchronisation area and user heap) is GPU memory of its
 //! own and the host control part stays in shared memory (see [`ControlLayout`]).
 
-pub mod agree;
 pub mod alloc;
 
 use crate::error::{Error, Result};
@@ -43,9 +42,14 @@ pub struct ControlHeader {
     pub sync_bell: Doorbell,
     /// This PE's record of its heap calls (rocshmem_malloc, _align, _calloc, _free, and
     /// finalize), two deep (by the parity of the call's number): peers compare theirs with it
-    /// after the call's barrier (see [`agree`]).
-    pub heap_calls: [agree::RecordWords; 2],
+    /// after the call's barrier (`crate::heap_agree`, which lives above teams and transports).
+    pub heap_calls: [HeapCallRecord; 2],
 }
+
+/// One record of a heap call as stored in a control header (a cache line; its words are
+/// `crate::heap_agree`'s).
+#[repr(C, align(64))]
+pub struct HeapCallRecord(pub [AtomicU64; 8]);
 
 /// Where things are inside one PE's control region. Every PE computes the same layout from
 /// the same inputs, so a peer's counters are found at the same offsets.
@@ -175,7 +179,7 @@ pub struct SymmetricHeap {
     /// modulo A (agreed at init): alignments up to A can be honoured on every PE at once.
     pub common_align: usize,
     alloc: Mutex<Allocator>,
-    /// Heap calls this PE has made (numbers the records of [`agree`]).
+    /// Heap calls this PE has made (numbers the records of `crate::heap_agree`).
     pub(crate) calls: AtomicU64,
     /// Copies and fills of device segments.
     pub gpu: Arc<dyn GpuRuntime>,

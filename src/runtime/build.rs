@@ -10,11 +10,13 @@ use crate::ctx::CtxTable;
 use crate::device_abi::rocshmem_ctx_device;
 use crate::env::Config;
 use crate::error::{Error, Result};
-use crate::gpu::{self, GpuRuntime, Mirror, Segment, host::segment_name};
+use crate::gpu::mirror::Mirror;
+use crate::gpu::{self, GpuRuntime, Segment, host::segment_name};
 use crate::heap::{ControlLayout, SymmetricHeap};
 use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
-use crate::transport::gda::{Gda, GdaSetup};
+#[cfg(feature = "test-doubles")]
+use crate::transport::gda::host::{Gda, GdaSetup};
 use crate::transport::route::Transports;
 use crate::{log_info, log_warn};
 use std::sync::Arc;
@@ -92,8 +94,8 @@ fn choose_backend(cfg: &Config, method: &Method) -> Result<Backend> {
     let chosen = match backend.as_str() {
         "" | "ipc" => Backend::Ipc,
         "ro" if cfg!(feature = "mpi") => Backend::Ro,
-        "gda" if crate::backend::gda::wants_model(cfg) => Backend::Gda,
-        "gda" => return Err(Error::Unsupported(crate::backend::gda::refusal(cfg))),
+        "gda" if crate::transport::gda::wants_model(cfg) => Backend::Gda,
+        "gda" => return Err(Error::Unsupported(crate::transport::gda::refusal(cfg))),
         _ => {
             return Err(Error::Unsupported(format!(
                 "ROCSHMEM_BACKEND={backend}: this build provides the ipc, ro and gda backends{}",
@@ -153,7 +155,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
     for t in [world, shared] {
         let remote = net.team_created(t.slot, t.set)?;
         if remote > 0 {
-            teams.set_ro_remote(t.slot, remote)?;
+            teams.set_remote_members(t.slot, remote)?;
         }
     }
     // Programs linked with the device library get their device globals now.
@@ -233,7 +235,7 @@ fn choose_platform(job: &Job, cfg: &Config, use_ro: bool, phases: &mut Phases) -
     let me = job.my_pe;
     let sharing = gpu::share::Policy::parse(&cfg.gpu_sharing)?;
     let local_rank = job.infos[..me].iter().filter(|i| i.host_id == job.infos[me].host_id).count();
-    let gpu = gpu::open(&cfg.gpu, local_rank);
+    let gpu = gpu::select::open(&cfg.gpu, local_rank);
     phases.mark("gpu open");
     let chosen = gpu.as_ref().map_err(Error::clone).and_then(|g| {
         let mut b = g.platform().name().as_bytes().to_vec();
@@ -408,7 +410,15 @@ fn start_transports(
     slots: usize,
     backend: Backend,
 ) -> Result<Transports> {
+    #[cfg_attr(not(any(feature = "mpi", feature = "test-doubles")), allow(unused_mut))]
     let mut net = Transports::ipc(slots, job.n_pes);
+    // Without the NIC model no build chooses GDA (`choose_backend`); without either remote
+    // transport, IPC is all there is.
+    #[cfg(not(feature = "test-doubles"))]
+    let _ = nic;
+    #[cfg(not(any(feature = "mpi", feature = "test-doubles")))]
+    let _ = (cfg, heap, backend);
+    #[cfg(feature = "test-doubles")]
     if backend == Backend::Gda {
         let setup = GdaSetup { job, cfg, heap, nic, sync: Arc::clone(&net.ipc.sync) };
         let gda = Gda::start(setup);
@@ -444,7 +454,7 @@ fn common_alignment(job: &Job, heap: &SymmetricHeap) -> Result<usize> {
 /// Sets up the RO backend: MPI from the bootstrap (which must have been through MPI), the
 /// window over this PE's segment, the queues and the proxy thread.
 #[cfg(feature = "mpi")]
-fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) -> Result<crate::backend::ro::Ro> {
+fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) -> Result<crate::transport::ro::Ro> {
     if !heap.host_accessible() {
         return Err(Error::Unsupported(format!(
             "ROCSHMEM_BACKEND=ro: the {} platform's heap is not in host memory",
@@ -465,14 +475,14 @@ fn start_ro(job: &Job, cfg: &Config, heap: &SymmetricHeap, mapped: Vec<bool>) ->
     let me = job.my_pe;
     let seg_base = heap.device_base(me);
     let seg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
-    let rc = crate::backend::ro::RoConfig {
+    let rc = crate::transport::ro::RoConfig {
         mapped,
         // In range: checked against the table when the configuration was read.
         n_queues: cfg.ro_queues as usize,
         progress_delay_us: cfg.ro_progress_delay as u64,
         gpu: Arc::clone(&heap.gpu),
     };
-    let ro = crate::backend::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
+    let ro = crate::transport::ro::Ro::new(mpi, comm, me, job.n_pes, seg_base, seg_len, rc)?;
     log_info!(
         "rocshmem_init",
         "RO backend: PE {me} maps {} of {} PEs, the others through MPI",

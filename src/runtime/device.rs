@@ -1,13 +1,13 @@
 //! The device-state block device code reads (`rocshmem_device_state`, the module globals and
 //! `rocshmemi_device_fast`), built at init, and how it reaches GPU modules and programs.
 
-use super::Runtime;
 use crate::ctx::CtxTable;
 use crate::device_abi::{
     ROCSHMEM_DEVICE_ABI_VERSION, ROCSHMEM_FAST_PES, ROCSHMEM_ROUTE_IPC, rocshmem_device_fast, rocshmem_device_state,
 };
 use crate::error::{Error, Result};
-use crate::gpu::{self, GpuRuntime, Mirror};
+use crate::gpu::mirror::Mirror;
+use crate::gpu::{self, GpuRuntime};
 use crate::heap::SymmetricHeap;
 use crate::log_info;
 use crate::team::{SHARED_SLOT, TeamTable, WORLD_SLOT};
@@ -48,6 +48,7 @@ fn route_of(k: Kind) -> u8 {
         Kind::Ipc => ROCSHMEM_ROUTE_IPC,
         #[cfg(feature = "mpi")]
         Kind::Ro => crate::device_abi::ROCSHMEM_ROUTE_RO,
+        #[cfg(feature = "test-doubles")]
         Kind::Gda => crate::device_abi::ROCSHMEM_ROUTE_GDA,
     }
 }
@@ -106,6 +107,7 @@ pub(super) fn build(
         head.state.ro = ro.device_ptr();
         head.fast.flags = crate::device_abi::ROCSHMEM_FAST_RO;
     }
+    #[cfg(feature = "test-doubles")]
     if let Some(g) = net.gda() {
         head.state.gda = g.device_table();
         head.fast.flags |= crate::device_abi::ROCSHMEM_FAST_GDA;
@@ -223,45 +225,48 @@ pub(super) fn set_device_globals(globals: &[u64; 4], fast: &rocshmem_device_fast
     Ok(())
 }
 
-impl Runtime {
-    /// `rocshmem_hipmodule_init`: copies the device globals into the GPU module `module`
-    /// (a `CUmodule` on NVIDIA), stream-ordered on `stream`, without synchronising.
-    ///
-    /// # Safety
-    /// `module` must be NULL or a loaded module, `stream` NULL or a stream, of the GPU runtime.
-    pub unsafe fn module_init(&self, module: *mut c_void, stream: *mut c_void) -> Result<()> {
-        if self.gpu.platform() != gpu::Platform::Host && module.is_null() {
-            return Err(Error::NullPointer("module"));
-        }
-        let g = self.device_state_addr + std::mem::offset_of!(StateHead, globals);
-        let src = g as *const u8;
-        // SAFETY: the caller's module and stream; `src` is the device copy of the 32 bytes.
-        if !unsafe { self.gpu.module_global_copy(module, stream, "ROCSHMEM_CTX_DEFAULT", src, 16)? } {
-            return Err(Error::invalid(
-                "the module has no ROCSHMEM_CTX_DEFAULT global: was it built with the rocSHMEM device library?",
-            ));
-        }
-        // Modules that use no team handle may lack these globals.
-        // SAFETY: offsets inside the 32 bytes of globals.
-        unsafe {
-            self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_WORLD", src.add(16), 8)?;
-            self.gpu.module_global_copy(module, stream, "ROCSHMEM_TEAM_SHARED", src.add(24), 8)?;
-        }
-        // The device library's address table (constant memory); every module that holds an RMA,
-        // AMO or signal function of the library has it.
-        let fast = (self.device_state_addr + std::mem::offset_of!(StateHead, fast)) as *const u8;
-        // SAFETY: the device copy of the fast block, inside the state mirror.
-        unsafe {
-            self.gpu.module_global_copy(
-                module,
-                stream,
-                "rocshmemi_device_fast",
-                fast,
-                std::mem::size_of::<rocshmem_device_fast>(),
-            )?;
-        }
-        Ok(())
+/// `Runtime::module_init`: the device globals, from the state's device copy at `state_addr`,
+/// into module `module` on `stream`.
+///
+/// # Safety
+/// `module` must be NULL or a loaded module, `stream` NULL or a stream, of `gpu_rt`.
+pub(super) unsafe fn module_init(
+    gpu_rt: &dyn GpuRuntime,
+    state_addr: usize,
+    module: *mut c_void,
+    stream: *mut c_void,
+) -> Result<()> {
+    if gpu_rt.platform() != gpu::Platform::Host && module.is_null() {
+        return Err(Error::NullPointer("module"));
     }
+    let g = state_addr + std::mem::offset_of!(StateHead, globals);
+    let src = g as *const u8;
+    // SAFETY: the caller's module and stream; `src` is the device copy of the 32 bytes.
+    if !unsafe { gpu_rt.module_global_copy(module, stream, "ROCSHMEM_CTX_DEFAULT", src, 16)? } {
+        return Err(Error::invalid(
+            "the module has no ROCSHMEM_CTX_DEFAULT global: was it built with the rocSHMEM device library?",
+        ));
+    }
+    // Modules that use no team handle may lack these globals.
+    // SAFETY: offsets inside the 32 bytes of globals.
+    unsafe {
+        gpu_rt.module_global_copy(module, stream, "ROCSHMEM_TEAM_WORLD", src.add(16), 8)?;
+        gpu_rt.module_global_copy(module, stream, "ROCSHMEM_TEAM_SHARED", src.add(24), 8)?;
+    }
+    // The device library's address table (constant memory); every module that holds an RMA,
+    // AMO or signal function of the library has it.
+    let fast = (state_addr + std::mem::offset_of!(StateHead, fast)) as *const u8;
+    // SAFETY: the device copy of the fast block, inside the state mirror.
+    unsafe {
+        gpu_rt.module_global_copy(
+            module,
+            stream,
+            "rocshmemi_device_fast",
+            fast,
+            std::mem::size_of::<rocshmem_device_fast>(),
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,14 +1,18 @@
 //! The transports: how this PE reaches the symmetric heaps of the other PEs from the host.
 //!
 //! [`Transport`] is the host side of one transport: put, get, atomics, quiet, barrier, and the
-//! data movement of the collectives. Two implement it:
-//! - [`ipc::Ipc`]: the peer's heap is mapped into this process (shared memory, or GPU IPC
-//!   handles): loads, stores, CPU atomics and copies, barriers on counters in the peers'
+//! data movement of the collectives. Each transport lives in its own place here:
+//! - `ipc.rs`, [`ipc::Ipc`]: the peer's heap is mapped into this process (shared memory, or GPU
+//!   IPC handles): loads, stores, CPU atomics and copies, barriers on counters in the peers'
 //!   control regions;
-//! - `backend::ro::Ro` (feature `mpi`): MPI one-sided operations on a window over every PE's
-//!   segment, and MPI collectives, for the peers this process does not map;
-//! - [`gda::Gda`]: RC queue pairs to the peers this process does not map, posted by the host
-//!   with the device posting code (NIC atomics, RDMA reads and writes; docs/gda.md).
+//! - `ro/` (feature `mpi`), `ro::Ro`: MPI one-sided operations on a window over every PE's
+//!   segment, and MPI collectives, for the peers this process does not map; its proxy thread
+//!   runs what device code queues (docs/ro.md);
+//! - `gda/`, [`gda::host::Gda`]: RC queue pairs to the peers this process does not map, posted
+//!   by the host with the device posting code (NIC atomics, RDMA reads and writes), with the
+//!   NIC-side pieces (layouts, verbs, discovery, dma-buf; docs/gda.md).
+//!
+//! This file names none of them (they build on it), so the folder has no import cycle.
 //!
 //! [`route::Transports`] chooses one per peer at init (and per member set for collectives) and
 //! hands the operations a [`route::Via`], a `match` over the transports in use (static calls,
@@ -21,6 +25,8 @@
 
 pub mod gda;
 pub mod ipc;
+#[cfg(feature = "mpi")]
+pub mod ro;
 pub mod route;
 
 use crate::error::Result;
@@ -28,24 +34,27 @@ use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
 
-/// An atomic operation on a 4- or 8-byte word (the order of the device library's `AmoOp` and of
-/// the RO queue protocol's `ROCSHMEM_RO_AMO_*` codes).
+/// An atomic operation on a 4- or 8-byte word. Its number is the device library's `AmoOp`
+/// (device/src/amo.hpp), which the stream helper kernel `amo` takes; each transport maps it to
+/// its own codes (RO's queue codes: `transport::ro::proxy::amo_op`; MPI operations and NIC
+/// atomics: in their transports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum AmoOp {
-    Fetch,
-    Set,
-    Swap,
-    CompareSwap,
-    FetchInc,
-    Inc,
-    FetchAdd,
-    Add,
-    FetchAnd,
-    And,
-    FetchOr,
-    Or,
-    FetchXor,
-    Xor,
+    Fetch = 0,
+    Set = 1,
+    Swap = 2,
+    CompareSwap = 3,
+    FetchInc = 4,
+    Inc = 5,
+    FetchAdd = 6,
+    Add = 7,
+    FetchAnd = 8,
+    And = 9,
+    FetchOr = 10,
+    Or = 11,
+    FetchXor = 12,
+    Xor = 13,
 }
 
 /// The members of a collective: a team, or an OpenSHMEM active set, with the synchronisation

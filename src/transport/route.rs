@@ -2,15 +2,17 @@
 //! operations as a [`Via`]. A `Via` is itself a [`Transport`] whose methods are one `match`
 //! over the transports of this build (static calls, no indirect call on the hot path).
 
-use super::gda::Gda;
+#[cfg(feature = "test-doubles")]
+use super::gda::host::Gda;
 use super::ipc::Ipc;
-use super::{AmoOp, Group, Reduce, Transport};
 #[cfg(feature = "mpi")]
-use crate::backend::ro::Ro;
+use super::ro::Ro;
+use super::{AmoOp, Group, Reduce, Transport};
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
+#[cfg(any(feature = "mpi", feature = "test-doubles"))]
 use std::sync::Arc;
 
 /// A transport of this build.
@@ -19,6 +21,7 @@ pub enum Kind {
     Ipc,
     #[cfg(feature = "mpi")]
     Ro,
+    #[cfg(feature = "test-doubles")]
     Gda,
 }
 
@@ -28,6 +31,7 @@ pub enum Via<'a> {
     Ipc(&'a Ipc),
     #[cfg(feature = "mpi")]
     Ro(&'a Ro),
+    #[cfg(feature = "test-doubles")]
     Gda(&'a Gda),
 }
 
@@ -36,6 +40,7 @@ pub struct Transports {
     pub ipc: Ipc,
     #[cfg(feature = "mpi")]
     ro: Option<Arc<Ro>>,
+    #[cfg(feature = "test-doubles")]
     gda: Option<Arc<Gda>>,
     /// Per peer: the transport of puts and gets.
     rma: Box<[Kind]>,
@@ -53,6 +58,7 @@ impl Transports {
             ipc: Ipc::new(slots, n_pes),
             #[cfg(feature = "mpi")]
             ro: None,
+            #[cfg(feature = "test-doubles")]
             gda: None,
             rma: vec![Kind::Ipc; n_pes].into_boxed_slice(),
             amo: Kind::Ipc,
@@ -74,6 +80,7 @@ impl Transports {
     /// Routes the peers this process does not map (`mapped[pe]` false) through the GDA
     /// transport, and then every atomic too: NIC atomics are atomic only among themselves (as
     /// RO routes every atomic through MPI).
+    #[cfg(feature = "test-doubles")]
     pub fn use_gda(&mut self, gda: Arc<Gda>, mapped: &[bool]) {
         for (k, m) in self.rma.iter_mut().zip(mapped) {
             *k = if *m { Kind::Ipc } else { Kind::Gda };
@@ -86,6 +93,7 @@ impl Transports {
     }
 
     /// The GDA transport, when it runs (the device table, shutdown).
+    #[cfg(feature = "test-doubles")]
     pub fn gda(&self) -> Option<&Gda> {
         self.gda.as_deref()
     }
@@ -104,6 +112,7 @@ impl Transports {
             // The kind is Ro only once `use_ro` set it.
             Kind::Ro => self.ro.as_deref().map_or(Via::Ipc(&self.ipc), Via::Ro),
             // The kind is Gda only once `use_gda` set it.
+            #[cfg(feature = "test-doubles")]
             Kind::Gda => self.gda.as_deref().map_or(Via::Ipc(&self.ipc), Via::Gda),
         }
     }
@@ -149,6 +158,7 @@ impl Transports {
         if let Some(ro) = &self.ro {
             ro.quiet();
         }
+        #[cfg(feature = "test-doubles")]
         if let Some(g) = &self.gda {
             g.quiet();
         }
@@ -161,6 +171,7 @@ impl Transports {
         if let Some(ro) = &self.ro {
             ro.shutdown();
         }
+        #[cfg(feature = "test-doubles")]
         if let Some(g) = &self.gda {
             g.shutdown();
         }
@@ -192,6 +203,7 @@ macro_rules! via {
             Via::Ipc($t) => $e,
             #[cfg(feature = "mpi")]
             Via::Ro($t) => $e,
+            #[cfg(feature = "test-doubles")]
             Via::Gda($t) => $e,
         }
     };

@@ -204,10 +204,11 @@ typedef struct rocshmem_team_device {
    */
   int32_t stride;
   /**
-   * RO backend: members this PE reaches only through the proxy (0 on IPC). Device
-   * collectives on a team with such members are executed by the proxy with MPI.
+   * Members this PE reaches through another transport than IPC (RO or GDA; 0 when it maps
+   * every member). Device barriers and collectives on a team with such members go through
+   * that transport (under RO, the proxy runs them with MPI).
    */
-  int32_t ro_remote;
+  int32_t remote_members;
   int32_t reserved;
 } rocshmem_team_device;
 

@@ -4,7 +4,7 @@
  * reserve send-queue blocks, write WQEs, publish them in order, ring the doorbell, poll the
  * completion queue, wait. Many threads of many work-groups post to one queue pair at once.
  * The layout of a queue pair (rocshmem_gda_qp) is in gda_abi.h, written from
- * src/backend/gda/abi.rs. docs/gda.md, "Posting", explains the protocol; in short:
+ * src/transport/gda/abi.rs. docs/gda.md, "Posting", explains the protocol; in short:
  *
  *  1. reserve: `first = fetch_add(resv_head, n)`; wait until blocks [first, first + n) are free,
  *     i.e. `done >= first + n - sq_depth` (polling the CQ meanwhile).

@@ -4,7 +4,7 @@
  * family (device/src/route.hpp) calls for a PE whose route is ROCSHMEM_ROUTE_GDA. Every
  * function takes a world PE; the queue pairs and the registered fetch words are in the device
  * table (`rocshmem_device_state::gda`, `rocshmem_gda_device` in device_abi.h), built by the
- * core (src/transport/gda.rs).
+ * core (src/transport/gda/host.rs).
  *
  * - RMA: one thread of the group posts the whole transfer (one reservation, one doorbell; a
  *   transfer above the NIC's maximum message is split), the others wait at the group sync.

@@ -4,7 +4,7 @@
 //! communicator, created by the members on first use.
 
 use super::Ro;
-use crate::backend::mpi::count;
+use super::mpi::count;
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;

@@ -1,7 +1,7 @@
-//! The GDA backend (GPU-initiated RDMA: device threads build WQEs and ring the NIC's doorbell),
-//! mlx5 first; see docs/gda.md. Phase A, here: every piece that can be built and tested without
-//! routing operations through it.
+//! The GDA transport (GPU-initiated RDMA: device threads build WQEs and ring the NIC's
+//! doorbell), mlx5 first; see docs/gda.md.
 //!
+//! - `host`: the host side, the `transport::Transport` of the peers this PE does not map.
 //! - `abi`: the queue-pair descriptor device code posts through (cbindgen writes
 //!   `device/include/rocshmem_device/gda_abi.h` from it); the posting code is `device/src/gda/`.
 //! - `mlx5`: the wire formats a NIC reads and writes (WQEs, CQEs, doorbells).
@@ -10,20 +10,23 @@
 //!   builds queue pairs on a NIC (never run on one).
 //! - `verbs`: rdma-core loaded at run time; `discovery`: which NIC, from sysfs; `dmabuf`: GPU
 //!   memory exported for registration.
-//! - `hooks`: the `rocshmemi_gda_*` entry points the tests use.
 //!
-//! Routing (phase B): `ROCSHMEM_BACKEND=gda` with `ROCSHMEM_GDA_PROVIDER=model` runs the
-//! transport `transport::gda` against the NIC model on the host platform; with any other
-//! provider init refuses with [`refusal`], which says what this node has (queue pairs on a NIC,
-//! `setup.rs`, are not wired into init yet).
+//! `ROCSHMEM_BACKEND=gda` with `ROCSHMEM_GDA_PROVIDER=model` runs this transport against the
+//! NIC model on the host platform; with any other provider init refuses with [`refusal`], which
+//! says what this node has (queue pairs on a NIC, `setup.rs`, are not wired into init yet). The
+//! tests drive the model and the parsers through `crate::test_hooks`.
 
 pub mod abi;
 pub mod devx;
 pub mod discovery;
 pub mod dmabuf;
-pub mod hooks;
+// The GDA transport runs only against the NIC model until queue pairs on a NIC are wired into
+// init, so it comes and goes with the model (feature `test-doubles`, off in shipped builds).
+#[cfg(feature = "test-doubles")]
+pub mod host;
 pub mod layout;
 pub mod mlx5;
+#[cfg(feature = "test-doubles")]
 pub mod model;
 pub mod setup;
 pub mod verbs;
@@ -68,9 +71,9 @@ pub fn probe(cfg: &Config, sysfs: &Path) -> Result<discovery::Choice, String> {
 /// provider: it serves the queue pairs in this process, between PEs of one machine).
 pub const MODEL_PROVIDER: &str = "model";
 
-/// Whether `ROCSHMEM_GDA_PROVIDER` names the NIC model.
+/// Whether `ROCSHMEM_GDA_PROVIDER` names the NIC model and this build has it.
 pub fn wants_model(cfg: &Config) -> bool {
-    cfg.gda_provider.trim().eq_ignore_ascii_case(MODEL_PROVIDER)
+    cfg!(feature = "test-doubles") && cfg.gda_provider.trim().eq_ignore_ascii_case(MODEL_PROVIDER)
 }
 
 /// Why init refuses `ROCSHMEM_BACKEND=gda` (any provider but the model), with what this node has.
@@ -79,10 +82,13 @@ pub fn refusal(cfg: &Config) -> String {
         Ok(c) => format!("this node's NIC would be {} port {}", c.nic, c.port),
         Err(why) => format!("and on this node: {why}"),
     };
+    let model = if cfg!(feature = "test-doubles") {
+        "runs only against its NIC model in this build (ROCSHMEM_GDA_PROVIDER=model, host platform; docs/gda.md)"
+    } else {
+        "runs only against its NIC model (a test double this build leaves out: cargo feature test-doubles; docs/gda.md)"
+    };
     format!(
-        "ROCSHMEM_BACKEND=gda: the GDA backend runs only against its NIC model in this build \
-         (ROCSHMEM_GDA_PROVIDER=model, host platform; docs/gda.md): queue pairs on a NIC are not set up yet; \
-         use ipc or ro ({node})"
+        "ROCSHMEM_BACKEND=gda: the GDA backend {model}: queue pairs on a NIC are not set up yet; use ipc or ro ({node})"
     )
 }
 

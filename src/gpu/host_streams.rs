@@ -7,8 +7,8 @@
 //! use. An operation that fails is reported at once (one line naming the call and the stream)
 //! and again by the next synchronize of that queue, which returns an error.
 
-use super::args::StreamArgs;
-use super::plan::{self, Work};
+use super::stream_args::StreamArgs;
+use super::stream_plan::{self as plan, Work};
 use crate::error::{Error, Result};
 use crate::log::{self, Level};
 use std::collections::VecDeque;

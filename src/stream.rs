@@ -2,7 +2,7 @@
 //! (device/stream/grid.hpp) on the caller's stream and returns at once: one work-group, or for
 //! a large collective (alltoall, broadcast, reduction) several ([`groups`]).
 //!
-//! - Host platform: a stream is an ordered host queue owned by the core ([`host`]): a worker
+//! - Host platform: a stream is an ordered host queue owned by the core (`gpu::host_streams`): a worker
 //!   thread per queue runs its operations in order, each on the host launcher's CPU threads;
 //!   NULL is a per-process default queue.
 //! - NVIDIA: the kernels are PTX embedded at build time, loaded by the CUDA runtime layer and
@@ -12,18 +12,14 @@
 //! Nothing here synchronises the device or touches the legacy stream, so the calls can be
 //! captured in a CUDA/HIP graph. See docs/streams.md.
 
-pub mod args;
-pub mod host;
-pub mod pack;
-pub mod plan;
-
-pub use args::StreamArgs;
-pub use plan::{
+pub use crate::gpu::stream_args::StreamArgs;
+pub use crate::gpu::stream_plan::{
     COPY_THRESHOLD, CORE_KERNELS, GPU_BYTES_PER_GROUP, HOST_BYTES_PER_GROUP, HOST_MAX_GROUPS, Work, groups, threads,
 };
 
 use crate::error::{Error, Result};
 use crate::gpu::Platform;
+use crate::gpu::host_streams as host;
 use crate::runtime::Runtime;
 use crate::transport::AmoOp;
 use std::ffi::c_void;

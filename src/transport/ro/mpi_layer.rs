@@ -3,7 +3,7 @@
 //! and user operations, and the Open MPI facts the backend depends on. Used by the host calls
 //! (`Ro`) and by the proxy thread alike.
 
-use crate::backend::mpi::{MAX_CHUNK, MpiRma};
+use super::mpi::{MAX_CHUNK, MpiRma};
 use crate::device_abi::*;
 use crate::error::{Error, Result};
 use crate::gpu::GpuRuntime;
@@ -363,7 +363,7 @@ fn user_ops(m: &MpiRma) -> Result<(MPI_Datatype, [MPI_Op; 16])> {
         m.check("MPI_Type_contiguous", (m.f.type_contiguous)(2, m.h.byte, &mut t16))?;
         m.check("MPI_Type_commit", (m.f.type_commit)(&mut t16))?;
     }
-    let fns: [crate::backend::mpi::UserFn; 16] = [
+    let fns: [super::mpi::UserFn; 16] = [
         red::<Half, 0>,
         red::<Half, 1>,
         red::<Half, 2>,
@@ -419,7 +419,7 @@ pub(super) fn win_create_hint() -> String {
 ///
 /// Which 4.1 release changed this was not measured; 4.1.5 takes the 4.1.4 path.
 pub(super) fn cpu_self_cas(library: &str) -> bool {
-    matches!(crate::backend::mpi::open_mpi_version(library), Some(v) if v < (4, 1, 6))
+    matches!(super::mpi::open_mpi_version(library), Some(v) if v < (4, 1, 6))
 }
 
 fn amo_name(op: AmoOp) -> &'static str {

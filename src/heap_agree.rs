@@ -29,20 +29,16 @@
 //! barrier did); a PE that skipped a heap call is then not detected (MPI collectives of
 //! different kinds do not match).
 
-use super::SymmetricHeap;
 use crate::error::{Error, Result};
+use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::team::WORLD_SLOT;
 use crate::transport::route::{Transports, Via};
 use crate::transport::{Group, Transport};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 /// Words of a record: number, kind, two arguments, result.
 const WORDS: usize = 5;
-
-/// One record as stored in a control header (a cache line).
-#[repr(C, align(64))]
-pub struct RecordWords([AtomicU64; 8]);
 
 /// A result or argument that is no heap offset (failed call, NULL, foreign pointer).
 const NONE: u64 = u64::MAX;

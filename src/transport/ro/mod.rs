@@ -11,6 +11,7 @@
 //! - `mpi_layer`: the one-sided operations, reductions and Open MPI facts both use.
 
 mod host;
+pub mod mpi;
 mod mpi_layer;
 mod proxy;
 mod queues;
@@ -106,7 +107,7 @@ impl Ro {
         self.mapped[pe]
     }
 
-    /// Members of `set` this PE does not map (`rocshmem_team_device::ro_remote`).
+    /// Members of `set` this PE does not map (`rocshmem_team_device::remote_members`).
     pub fn remote_in(&self, set: PeSet) -> usize {
         (0..set.size).filter(|i| !self.mapped[set.pe(*i)]).count()
     }

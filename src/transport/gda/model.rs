@@ -15,7 +15,7 @@
 //!
 //! Test controls: an error injected into the n-th next WQE of a queue pair, holding queues until
 //! they are full, and a reset. The model is started by init with `ROCSHMEM_BACKEND=gda
-//! ROCSHMEM_GDA_PROVIDER=model` (transport/gda.rs), or by the GDA test entry points (hooks.rs).
+//! ROCSHMEM_GDA_PROVIDER=model` (transport/gda/host.rs), or by the GDA test entry points (src/test_hooks.rs).
 
 use super::abi::*;
 use super::layout::{PAGE, QpLayout, UAR_BF_OFFSET};

@@ -2,9 +2,9 @@
 //! MPI layer, and completes them; collectives run as nonblocking MPI collectives that a queue
 //! does not wait for (see `run`).
 
+use super::mpi::{IN_PLACE, count};
 use super::mpi_layer::{Shared, team_rank, team_size};
 use super::queues::{complete, word};
-use crate::backend::mpi::{IN_PLACE, count};
 use crate::device_abi::*;
 use crate::error::{Error, Result};
 use crate::transport::AmoOp;
@@ -334,11 +334,25 @@ fn elem_size(dtype: u8) -> Option<usize> {
     })
 }
 
+/// The atomic of an AMO command's `sub` (a `ROCSHMEM_RO_AMO_*` code of the queue protocol).
 pub(super) fn amo_op(sub: u8) -> Option<AmoOp> {
-    use AmoOp::*;
-    const OPS: [AmoOp; 14] =
-        [Fetch, Set, Swap, CompareSwap, FetchInc, Inc, FetchAdd, Add, FetchAnd, And, FetchOr, Or, FetchXor, Xor];
-    OPS.get(sub as usize).copied()
+    Some(match sub {
+        ROCSHMEM_RO_AMO_FETCH => AmoOp::Fetch,
+        ROCSHMEM_RO_AMO_SET => AmoOp::Set,
+        ROCSHMEM_RO_AMO_SWAP => AmoOp::Swap,
+        ROCSHMEM_RO_AMO_COMPARE_SWAP => AmoOp::CompareSwap,
+        ROCSHMEM_RO_AMO_FETCH_INC => AmoOp::FetchInc,
+        ROCSHMEM_RO_AMO_INC => AmoOp::Inc,
+        ROCSHMEM_RO_AMO_FETCH_ADD => AmoOp::FetchAdd,
+        ROCSHMEM_RO_AMO_ADD => AmoOp::Add,
+        ROCSHMEM_RO_AMO_FETCH_AND => AmoOp::FetchAnd,
+        ROCSHMEM_RO_AMO_AND => AmoOp::And,
+        ROCSHMEM_RO_AMO_FETCH_OR => AmoOp::FetchOr,
+        ROCSHMEM_RO_AMO_OR => AmoOp::Or,
+        ROCSHMEM_RO_AMO_FETCH_XOR => AmoOp::FetchXor,
+        ROCSHMEM_RO_AMO_XOR => AmoOp::Xor,
+        _ => return None,
+    })
 }
 
 fn op_name(op: u8) -> &'static str {

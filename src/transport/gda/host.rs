@@ -1,9 +1,9 @@
 //! The GDA transport, host side: the peers this process does not map are reached through RC
 //! queue pairs, one per peer, whose WQEs the host posts with the device posting code itself
 //! (`device/src/gda/qp.hpp`, compiled into the core by `src/cxx/gda_host.cpp`). The NIC here is
-//! the NIC model (`backend/gda/model.rs`, `ROCSHMEM_GDA_PROVIDER=model`, host platform): it maps
+//! the NIC model (`gda/model.rs`, `ROCSHMEM_GDA_PROVIDER=model`, host platform): it maps
 //! every peer's segment as a NIC reaches them by DMA, while this process maps only those the
-//! route gives to IPC. Queue pairs on a NIC (`backend/gda/setup.rs`) are not wired in yet.
+//! route gives to IPC. Queue pairs on a NIC (`gda/setup.rs`) are not wired in yet.
 //!
 //! Per peer two queue pairs: one for device threads (the device table, `rocshmem_gda_device`)
 //! and one owned by the host, so host calls never wait behind a kernel's reservations. Host
@@ -12,10 +12,9 @@
 //! this PE's whole segment (control region and heap), so barriers signal the peers' counters
 //! with NIC atomics and collectives read the peers' exchange words with RDMA reads.
 
-use super::{AmoOp, Group, Reduce, Transport, combine};
-use crate::backend::gda::abi::*;
-use crate::backend::gda::model::{Model, Mr, Peer};
-use crate::backend::gda::setup::Endpoint;
+use super::abi::*;
+use super::model::{Model, Mr, Peer};
+use super::setup::Endpoint;
 use crate::bootstrap::Job;
 use crate::device_abi::rocshmem_gda_device;
 use crate::env::Config;
@@ -25,6 +24,7 @@ use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
 use crate::sync::SyncState;
+use crate::transport::{AmoOp, Group, Reduce, Transport, combine};
 use std::sync::{Arc, Mutex};
 
 unsafe extern "C" {
@@ -140,7 +140,7 @@ impl Gda {
         }
         let reg_base = heap.device_base(me);
         let reg_len = heap.control.len + heap.user_len.next_multiple_of(4096);
-        let key = crate::backend::gda::model::fresh_key(me);
+        let key = super::model::fresh_key(me);
         // The model's endpoint: the registration (queue pair numbers, LIDs and GIDs are a NIC's).
         let ep = Endpoint {
             qpn: 0,
@@ -246,7 +246,7 @@ impl Gda {
         // SAFETY: qp < 2n; err_info is set before error by the device code (read after).
         let info = unsafe { std::ptr::read_volatile(&(*self.qps.add(qp)).err_info) };
         let side = if qp < self.n { "device" } else { "host" };
-        Err(Error::Gda(crate::backend::gda::describe_status(status, info, side, qp % self.n)))
+        Err(Error::Gda(super::describe_status(status, info, side, qp % self.n)))
     }
 
     /// Puts from any local memory: directly when it is registered, else through the bounce buffer.

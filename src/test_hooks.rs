@@ -1,15 +1,16 @@
-//! Internal entry points (`rocshmemi_gda_*`, not upstream API) through which the tests drive the
-//! GDA pieces that are not routed into the operations yet: the NIC model (ctests/gda/model_test),
-//! and the NIC-side parsers checked against rdma-core (ctests/gda/layout_test). Declared by the
-//! tests themselves; cbindgen does not put them in rocshmem.h.
+//! Internal entry points (`rocshmemi_gda_*`, not upstream API) through which the tests drive
+//! GDA pieces directly: the NIC model (ctests/gda/model_test), and the NIC-side parsers checked
+//! against rdma-core (ctests/gda/layout_test). Declared by the tests themselves; they sit
+//! outside `api/` (above it: they use its boundary helpers) so cbindgen does not put them in
+//! rocshmem.h.
 
-use super::abi::*;
-use super::devx;
-use super::mlx5;
-use super::model::{Model, Mr, Peer, fresh_key};
 use crate::api::{status_call, value_call};
 use crate::error::Error;
 use crate::runtime;
+use crate::transport::gda::abi::*;
+use crate::transport::gda::devx;
+use crate::transport::gda::mlx5;
+use crate::transport::gda::model::{Model, Mr, Peer, fresh_key};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
@@ -199,7 +200,7 @@ pub unsafe extern "C" fn rocshmemi_gda_ffi_layout(
     offset: *mut usize,
     size: *mut usize,
 ) -> bool {
-    let Some((n, o, s)) = super::verbs::LAYOUT.get(i) else { return false };
+    let Some((n, o, s)) = crate::transport::gda::verbs::LAYOUT.get(i) else { return false };
     let text = n.as_bytes();
     // SAFETY: the caller's contract; names are shorter than 63 bytes.
     unsafe {

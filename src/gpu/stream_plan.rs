@@ -1,8 +1,8 @@
 //! What a stream operation is and the grid it runs on: the helper kernels, the threads and
-//! work-groups of a launch, a queued [`Work`]. Used by the GPU launch path (`stream/mod.rs`) and
-//! the host-platform queues (`stream/host.rs`), and needs nothing of the runtime.
+//! work-groups of a launch, a queued [`Work`]. Used by the GPU launch path (`src/stream.rs`) and
+//! the host-platform queues (`gpu/host_streams.rs`), and needs nothing of the runtime.
 
-use super::args::StreamArgs;
+use super::stream_args::StreamArgs;
 use crate::gpu::Platform;
 
 /// The helper kernels of the untyped calls (device/stream/kernels.hpp, same order); the typed

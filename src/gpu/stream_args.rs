@@ -1,5 +1,5 @@
-//! `StreamArgs`, the one argument of every stream helper kernel: a leaf, so that the GPU
-//! runtimes (`gpu/`) that launch the kernels need nothing else of `stream/`.
+//! `StreamArgs`, the one argument of every stream helper kernel: a leaf, which the GPU
+//! runtimes launch the kernels with and the stream-ordered calls (`src/stream.rs`) fill.
 
 use std::ffi::c_void;
 

@@ -1,0 +1,104 @@
+//! Per-arch device bitcode (`librocshmem_device_<arch>.bc`), the arches side by side.
+
+use super::plan::{Plan, common_flags, file_arch, sources};
+use super::shell::{jobs, parallel, run_ok, warn};
+use super::toolchain::{Toolchain, device_lib_flags, llvm_tool, no_code_object_version};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Builds every arch's bitcode; returns the arches that built, each with its whole-library
+/// relocatable bitcode (`bc-<arch>/rdc.bc`, which the archive bundles). An arch that fails is
+/// left out with a warning line (a build error under `require`).
+pub(super) fn build_all(plan: &Plan, root: &Path, work: &Path, require: bool) -> Vec<(String, PathBuf)> {
+    // The arches are built side by side (opt of the whole library is the long step, one core
+    // each); each arch's compile jobs share the NUM_JOBS slots.
+    let per_arch = (jobs() / plan.bitcode.len()).max(1);
+    let results: Vec<(String, PathBuf, Result<(), String>, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = plan
+            .bitcode
+            .iter()
+            .map(|(arch, tc)| {
+                s.spawn(move || {
+                    let t = std::time::Instant::now();
+                    let dest = work.join(format!("librocshmem_device_{}.bc", file_arch(arch)));
+                    let r = build_bitcode(tc, root, work, arch, &dest, per_arch);
+                    (arch.clone(), dest, r, t.elapsed().as_secs())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut built = Vec::new();
+    for ((arch, dest, r, took), (_, tc)) in results.into_iter().zip(&plan.bitcode) {
+        match r {
+            Ok(()) => {
+                warn(&format!("AMD device bitcode ({arch}, clang {}, {took} s): {}", tc.major, dest.display()));
+                built.push((arch.clone(), work.join(format!("bc-{}", file_arch(&arch))).join("rdc.bc")));
+            }
+            // One arch failing (e.g. a builtin its clang lacks) does not cost the others.
+            Err(e) if require => panic!("rocshmem: AMD device bitcode for {arch} (ROCSHMEM_AMD=require): {e}"),
+            Err(e) => warn(&format!("AMD arch {arch} left out of every product, it does not compile: {e}")),
+        }
+    }
+    built
+}
+
+/// One arch's bitcode: compile every source device-only (front end only, as upstream's
+/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
+/// library), llvm-link, opt -O3.
+pub(super) fn build_bitcode(
+    tc: &Toolchain,
+    root: &Path,
+    work: &Path,
+    arch: &str,
+    dest: &Path,
+    slots: usize,
+) -> Result<(), String> {
+    let (link, opt) = match (llvm_tool(tc, "llvm-link"), llvm_tool(tc, "opt")) {
+        (Some(l), Some(o)) => (l, o),
+        _ => return Err(format!("llvm-link / opt of clang {} not found (install llvm-{})", tc.major, tc.major)),
+    };
+    let dir = work.join(format!("bc-{}", file_arch(arch)));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    // Each source is compiled once. The archive's device part (rdc.bc) is every source but the
+    // `used` extern "C" entry points of bitcode_api.cpp (which are for JIT users, as upstream
+    // keeps them out of librocshmem.a), linked and not optimised yet: the application's
+    // -fgpu-rdc device link (LTO) then optimises and code-generates only what the program uses,
+    // instead of the whole library for every arch. It keeps clang's default device visibility
+    // (hidden): the device link is a shared object, so default-visibility functions would all be
+    // exported, kept and code-generated in every application (minutes per arch). The JIT
+    // bitcode is the same parts plus the entry points, compiled with default visibility (as
+    // upstream's), then optimised. (The device globals are exported from any code object either
+    // way: HIP gives them the visibility the host needs to find them.)
+    let mut jobs = Vec::new();
+    let mut rdc_parts = Vec::new();
+    let mut entry_points = None;
+    for src in sources(root) {
+        let api = src.ends_with("bitcode_api.cpp");
+        let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
+        let mut c = Command::new(&tc.clang);
+        c.args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
+            .args(device_lib_flags(tc, &[arch.to_string()]))
+            .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
+            .args(no_code_object_version(tc))
+            .arg(format!("--offload-arch={arch}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc);
+        jobs.push(c);
+        if api { entry_points = Some(bc) } else { rdc_parts.push(bc) }
+    }
+    parallel(jobs, slots)?;
+    let linked = dir.join("linked.bc");
+    run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
+    run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
+    run_ok(
+        Command::new(&opt)
+            .args(["-O3", "-mtriple=amdgcn-amd-amdhsa"])
+            .arg(format!("-mcpu={}", file_arch(arch)))
+            .arg(&linked)
+            .arg("-o")
+            .arg(dest),
+    )?;
+    Ok(())
+}

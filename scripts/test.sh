@@ -54,7 +54,7 @@ LOGS=$(mktemp -d)
 # With each step's seconds, the CPU seconds of its processes divided by them: the cores it kept
 # busy on average (a step well under the machine's cores leaves them idle: work could run beside
 # it; other work on the machine makes the seconds longer, not this number larger).
-STEPS="$(printf '%6d s            %s' "$T_DEPS" "dependencies (scripts/deps.sh --test)")
+STEPS="$(printf '%6d s              %s' "$T_DEPS" "dependencies (scripts/deps.sh --test)")
 "
 STEP=""
 cpu_seconds() {  # user + system seconds of this shell's finished children (POSIX `times`, run

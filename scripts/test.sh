@@ -252,5 +252,5 @@ step "name coverage against upstream's list (also a ctest)" names
 beside install install_consume
 step "ctest" tests
 beside_wait install "install and consume"
-beside_wait debs "Debian packages: built from this build, lintian, installed in a clean Debian 12 root and used, purged"
+beside_wait debs "Debian packages: built from the checkout, lintian, installed in a clean Debian 12 root and used, purged"
 echo "== all tests passed"

@@ -30,9 +30,9 @@ export ROCSHMEM_DEVICE_CACHE="$CACHE"
 # and cargo's own fingerprints decide what a change rebuilds (this checkout's crate always, in a
 # fresh clone). Emptied when it grows past 16 GiB.
 CARGO_CACHE="$CACHE/cargo-target"
-# The Debian package build (no test doubles) has a target folder of its own: it runs beside
-# ctest, whose Python package reuses the CMake build's core, and the two feature sets would
-# otherwise replace each other's library in one folder.
+# The Debian package build (no test doubles) has a target folder of its own: it runs beside the
+# other steps (ctest's Python package reuses the CMake build's core), and the two feature sets
+# would otherwise replace each other's library in one folder.
 DEB_CARGO_CACHE="$CACHE/cargo-target-deb"
 for d in "$CARGO_CACHE" "$DEB_CARGO_CACHE"; do
   mkdir -p "$d"

@@ -1,7 +1,7 @@
 //! `librocshmem_device.a`: the relocatable device code of the built arches (bundled from their
 //! bitcode) with the host glue, for `hipcc -fgpu-rdc` links.
 
-use super::plan::{Plan, common_flags};
+use super::plan::{Plan, common_flags, source_args};
 use super::shell::{run_ok, warn, which};
 use super::toolchain::{Toolchain, device_lib_flags, llvm_tool};
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ pub(super) fn build_archive(
     }
     let with = |extra: &[&str], out: &Path| {
         let mut c = Command::new(base.get_program());
-        c.args(base.get_args()).args(extra).arg(&src).arg("-o").arg(out);
+        c.current_dir(root).args(base.get_args()).args(extra).args(source_args(root, &src)).arg("-o").arg(out);
         c
     };
     run_ok(&mut with(&["--cuda-host-only"], &host))?;

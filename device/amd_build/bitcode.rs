@@ -1,7 +1,8 @@
 //! Per-arch device bitcode (`librocshmem_device_<arch>.bc`), the arches side by side.
 
-use super::plan::{Plan, common_flags, file_arch, sources};
-use super::shell::{jobs, parallel, run_ok, warn};
+use super::pieces::{self, Pieces};
+use super::plan::{Plan, common_flags, file_arch, source_args, sources};
+use super::shell::{jobs, parallel, parallel_each, run_ok, warn};
 use super::toolchain::{Toolchain, device_lib_flags, llvm_tool, no_code_object_version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,9 +10,15 @@ use std::process::Command;
 /// Builds every arch's bitcode; returns the arches that built, each with its whole-library
 /// relocatable bitcode (`bc-<arch>/rdc.bc`, which the archive bundles). An arch that fails is
 /// left out with a warning line (a build error under `require`).
-pub(super) fn build_all(plan: &Plan, root: &Path, work: &Path, require: bool) -> Vec<(String, PathBuf)> {
-    // The arches are built side by side (opt of the whole library is the long step, one core
-    // each); each arch's compile jobs share the NUM_JOBS slots.
+pub(super) fn build_all(
+    plan: &Plan,
+    root: &Path,
+    work: &Path,
+    require: bool,
+    pieces: &Pieces,
+) -> Vec<(String, PathBuf)> {
+    // The arches are built side by side; each arch's compile and optimiser jobs share the
+    // NUM_JOBS slots.
     let per_arch = (jobs() / plan.bitcode.len()).max(1);
     let results: Vec<(String, PathBuf, Result<(), String>, u64)> = std::thread::scope(|s| {
         let handles: Vec<_> = plan
@@ -21,7 +28,7 @@ pub(super) fn build_all(plan: &Plan, root: &Path, work: &Path, require: bool) ->
                 s.spawn(move || {
                     let t = std::time::Instant::now();
                     let dest = work.join(format!("librocshmem_device_{}.bc", file_arch(arch)));
-                    let r = build_bitcode(tc, root, work, arch, &dest, per_arch);
+                    let r = build_bitcode(tc, root, work, arch, &dest, per_arch, pieces);
                     (arch.clone(), dest, r, t.elapsed().as_secs())
                 })
             })
@@ -44,8 +51,10 @@ pub(super) fn build_all(plan: &Plan, root: &Path, work: &Path, require: bool) ->
 }
 
 /// One arch's bitcode: compile every source device-only (front end only, as upstream's
-/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
-/// library), llvm-link, opt -O3.
+/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`), `opt -O3` each source's bitcode (kept in
+/// `pieces` by its input: a change re-optimises only the sources whose code it changed), then
+/// llvm-link them. The program that links the library (Triton, a -fgpu-rdc device link) optimises
+/// the whole again, across sources.
 pub(super) fn build_bitcode(
     tc: &Toolchain,
     root: &Path,
@@ -53,6 +62,7 @@ pub(super) fn build_bitcode(
     arch: &str,
     dest: &Path,
     slots: usize,
+    pieces: &Pieces,
 ) -> Result<(), String> {
     let (link, opt) = match (llvm_tool(tc, "llvm-link"), llvm_tool(tc, "opt")) {
         (Some(l), Some(o)) => (l, o),
@@ -68,37 +78,38 @@ pub(super) fn build_bitcode(
     // (hidden): the device link is a shared object, so default-visibility functions would all be
     // exported, kept and code-generated in every application (minutes per arch). The JIT
     // bitcode is the same parts plus the entry points, compiled with default visibility (as
-    // upstream's), then optimised. (The device globals are exported from any code object either
+    // upstream's), each optimised. (The device globals are exported from any code object either
     // way: HIP gives them the visibility the host needs to find them.)
     let mut jobs = Vec::new();
     let mut rdc_parts = Vec::new();
-    let mut entry_points = None;
+    let mut all = Vec::new();
     for src in sources(root) {
         let api = src.ends_with("bitcode_api.cpp");
         let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
         let mut c = Command::new(&tc.clang);
-        c.args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
+        c.current_dir(root)
+            .args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
             .args(device_lib_flags(tc, &[arch.to_string()]))
             .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
             .args(no_code_object_version(tc))
             .arg(format!("--offload-arch={arch}"))
-            .arg(&src)
+            .args(source_args(root, &src))
             .arg("-o")
             .arg(&bc);
         jobs.push(c);
-        if api { entry_points = Some(bc) } else { rdc_parts.push(bc) }
+        if !api {
+            rdc_parts.push(bc.clone());
+        }
+        all.push(bc);
     }
     parallel(jobs, slots)?;
-    let linked = dir.join("linked.bc");
-    run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
     run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
-    run_ok(
-        Command::new(&opt)
-            .args(["-O3", "-mtriple=amdgcn-amd-amdhsa"])
-            .arg(format!("-mcpu={}", file_arch(arch)))
-            .arg(&linked)
-            .arg("-o")
-            .arg(dest),
-    )?;
+    let flags = vec!["-O3".to_string(), "-mtriple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", file_arch(arch))];
+    let optimised: Vec<PathBuf> = all.iter().map(|bc| bc.with_extension("opt.bc")).collect();
+    parallel_each(all.iter().zip(&optimised).collect(), slots, |(bc, out)| {
+        let key = pieces::key("opt", &opt, &flags, root, bc)?;
+        pieces.get_or_make(&key, out, || run_ok(Command::new(&opt).args(&flags).arg(bc).arg("-o").arg(out)).map(|_| ()))
+    })?;
+    run_ok(Command::new(&link).args(&optimised).arg("-o").arg(dest))?;
     Ok(())
 }

@@ -6,7 +6,9 @@
 //!   (device/src/gpu_globals.cpp). Applications link it with `hipcc -fgpu-rdc --hip-link`.
 //! - `librocshmem_device_<arch>.bc` per arch: device-only LLVM bitcode (what upstream's
 //!   cmake/DeviceBitcode.cmake makes for Triton and other JIT users): every source compiled with
-//!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc`, `llvm-link`ed, then `opt -O3`. It keeps
+//!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc` (front end only), each `opt -O3`, then
+//!   `llvm-link`ed (upstream optimises after the link: the program that links it optimises the
+//!   whole again either way, and per source the optimiser's work is kept by its input). It keeps
 //!   the 605 unmangled extern "C" entry points (device/gen/bitcode_api.cpp) and
 //!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
 //!
@@ -39,12 +41,14 @@
 //!
 //! The steps, one file each: `toolchain` (which compilers), `plan` (which compiler builds which
 //! arch, from which sources with which flags), `cache` (the inputs hash, reuse and the shared
-//! cache), `bitcode` (per-arch bitcode), `archive` (librocshmem_device.a), `stream_kernels`
-//! (the `*_on_stream` code objects); `shell`: environment, PATH, running tools, warning lines.
+//! cache), `pieces` (single optimiser and code-generator steps kept by their input), `bitcode`
+//! (per-arch bitcode), `archive` (librocshmem_device.a), `stream_kernels` (the `*_on_stream`
+//! code objects); `shell`: environment, PATH, running tools, warning lines.
 
 mod archive;
 mod bitcode;
 pub mod cache;
+mod pieces;
 mod plan;
 mod shell;
 mod stream_kernels;
@@ -56,6 +60,8 @@ use std::path::Path;
 
 /// Builds (or reuses) the AMD products in `out/amd` as `ROCSHMEM_AMD` says.
 pub fn build(root: &Path, out: &Path) {
+    // The compiles run in the root and name their sources relative to it (plan::source_args).
+    let root = &std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mode = env("ROCSHMEM_AMD").unwrap_or_else(|| "off".into()).to_ascii_lowercase();
     if matches!(mode.as_str(), "off" | "0" | "no" | "false") {
         cache::clear_products(&out.join("amd"));
@@ -95,8 +101,11 @@ pub fn build(root: &Path, out: &Path) {
     if cache::reuse(&work, &hash, cache.as_deref()) {
         return;
     }
-    let built = bitcode::build_all(&plan, root, &work, require);
+    let pieces = pieces::Pieces::open();
+    let built = bitcode::build_all(&plan, root, &work, require, &pieces);
     let archive_arches = archive::step(&plan, root, &work, &built, &fail);
-    let stream = stream_kernels::step(&plan.primary, root, &work, &archive_arches, &fail);
+    let stream = stream_kernels::step(&plan.primary, root, &work, &archive_arches, &pieces, &fail);
+    warn(&format!("AMD products: {} (device cache, pieces.rs)", pieces.summary()));
+    pieces.trim();
     cache::finish(&work, &hash, cache.as_deref(), &built, &archive_arches, &stream);
 }

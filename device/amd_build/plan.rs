@@ -107,6 +107,15 @@ pub(super) fn sources(root: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// A source as the compile commands name it: relative to the root (the commands run there), with
+/// a fixed compilation-unit id (clang's default is a hash of the path), so that the front end's
+/// output is the same in every checkout folder (pieces.rs keys the later steps by it).
+pub(super) fn source_args(root: &Path, src: &Path) -> Vec<String> {
+    let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let rel = src.strip_prefix(root).unwrap_or(src);
+    vec![format!("-cuid=rocshmem_{stem}"), rel.display().to_string()]
+}
+
 pub(super) fn common_flags(root: &Path) -> Vec<String> {
     vec![
         "-x".into(),

@@ -49,14 +49,23 @@ pub(super) fn jobs() -> usize {
 
 /// Runs the jobs on up to `n` threads; returns the first error.
 pub(super) fn parallel(jobs: Vec<Command>, n: usize) -> Result<(), String> {
-    let queue = std::sync::Mutex::new(jobs);
+    parallel_each(jobs, n, |mut c| run_ok(&mut c).map(|_| ()))
+}
+
+/// Calls `f` on each item on up to `n` threads; returns the first error.
+pub(super) fn parallel_each<T: Send>(
+    items: Vec<T>,
+    n: usize,
+    f: impl Fn(T) -> Result<(), String> + Sync,
+) -> Result<(), String> {
+    let queue = std::sync::Mutex::new(items);
     let errors = std::sync::Mutex::new(Vec::<String>::new());
     std::thread::scope(|s| {
         for _ in 0..n {
             s.spawn(|| {
                 loop {
-                    let Some(mut cmd) = queue.lock().unwrap().pop() else { break };
-                    if let Err(e) = run_ok(&mut cmd) {
+                    let Some(item) = queue.lock().unwrap().pop() else { break };
+                    if let Err(e) = f(item) {
                         errors.lock().unwrap().push(e);
                     }
                 }

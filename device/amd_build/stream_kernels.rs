@@ -2,8 +2,9 @@
 //! the archive's arches, which build.rs embeds in librocshmem.
 
 use super::archive::bundle_as_planned;
-use super::plan::{common_flags, file_arch};
-use super::shell::{jobs, parallel, run_ok, warn};
+use super::pieces::{self, Pieces, args_of};
+use super::plan::{common_flags, file_arch, source_args};
+use super::shell::{jobs, parallel_each, run_ok, warn};
 use super::toolchain::{Toolchain, device_lib_flags};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,12 +14,19 @@ pub(super) const STREAM_MODULES: [&str; 2] = ["core", "reduce"];
 
 /// Builds the modules for `arches` (those of the archive, one compiler); returns their file
 /// names (none when it failed: `fail` says why).
-pub(super) fn step(tc: &Toolchain, root: &Path, work: &Path, arches: &[String], fail: &dyn Fn(String)) -> Vec<String> {
+pub(super) fn step(
+    tc: &Toolchain,
+    root: &Path,
+    work: &Path,
+    arches: &[String],
+    pieces: &Pieces,
+    fail: &dyn Fn(String),
+) -> Vec<String> {
     if arches.is_empty() {
         return Vec::new();
     }
     let t = std::time::Instant::now();
-    match build_stream_modules(tc, root, work, arches, jobs()) {
+    match build_stream_modules(tc, root, work, arches, jobs(), pieces) {
         Ok(names) => {
             warn(&format!(
                 "AMD stream kernels ({}, {} s): {}",
@@ -46,26 +54,37 @@ pub(super) fn build_stream_modules(
     work: &Path,
     arches: &[String],
     slots: usize,
+    pieces: &Pieces,
 ) -> Result<Vec<String>, String> {
     let dir = work.join("stream");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let flags: Vec<String> = common_flags(root).into_iter().filter(|f| f != "-fgpu-rdc").collect();
+    // Each code object is kept in `pieces` by its front end's output (made first, a few seconds):
+    // a change that leaves a module's code as it was costs no optimiser or code generator.
     let mut jobs = Vec::new();
     for m in STREAM_MODULES {
         let src = root.join(format!("device/stream/module_{m}.cu"));
         for a in arches {
             let mut c = Command::new(&tc.clang);
-            c.args(&flags)
+            c.current_dir(root)
+                .args(&flags)
                 .args(device_lib_flags(tc, std::slice::from_ref(a)))
                 .args(["--cuda-device-only", "--no-gpu-bundle-output"])
-                .arg(format!("--offload-arch={a}"))
-                .arg(&src)
-                .arg("-o")
-                .arg(dir.join(format!("{m}-{}.co", file_arch(a))));
-            jobs.push(c);
+                .arg(format!("--offload-arch={a}"));
+            let key_flags = args_of(&c);
+            let (src_args, co) = (source_args(root, &src), dir.join(format!("{m}-{}.co", file_arch(a))));
+            let mut front = Command::new(&tc.clang);
+            front.current_dir(root).args(&key_flags).args(["-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"]);
+            front.args(&src_args).arg("-o").arg(co.with_extension("front.bc"));
+            c.args(&src_args).arg("-o").arg(&co);
+            jobs.push((front, key_flags, c, co));
         }
     }
-    parallel(jobs, slots)?;
+    parallel_each(jobs, slots, |(mut front, key_flags, mut c, co)| {
+        run_ok(&mut front)?;
+        let key = pieces::key("stream", &tc.clang, &key_flags, root, &co.with_extension("front.bc"))?;
+        pieces.get_or_make(&key, &co, || run_ok(&mut c).map(|_| ()))
+    })?;
     let mut names = Vec::new();
     for m in STREAM_MODULES {
         let name = format!("stream_{m}.hipfb");

@@ -2,7 +2,7 @@
 
 use super::pieces::{self, Pieces};
 use super::plan::{Plan, common_flags, file_arch, source_args, sources};
-use super::shell::{jobs, parallel, parallel_each, run_ok, warn};
+use super::shell::{jobs, parallel, run_ok, warn};
 use super::toolchain::{Toolchain, device_lib_flags, llvm_tool, no_code_object_version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,10 +51,12 @@ pub(super) fn build_all(
 }
 
 /// One arch's bitcode: compile every source device-only (front end only, as upstream's
-/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`), `opt -O3` each source's bitcode (kept in
-/// `pieces` by its input: a change re-optimises only the sources whose code it changed), then
-/// llvm-link them. The program that links the library (Triton, a -fgpu-rdc device link) optimises
-/// the whole again, across sources.
+/// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
+/// library), llvm-link, opt -O3 (kept in `pieces` by the linked module: a change that leaves the
+/// library's code as it was costs the front end only). (Each source optimised alone, then
+/// linked, would re-optimise only what a change reaches, but inlines differently across sources:
+/// the entry points of the memory-ordering check, ctests/amd/check_isa_ordering.py, then call
+/// helpers they inline today.)
 pub(super) fn build_bitcode(
     tc: &Toolchain,
     root: &Path,
@@ -78,11 +80,11 @@ pub(super) fn build_bitcode(
     // (hidden): the device link is a shared object, so default-visibility functions would all be
     // exported, kept and code-generated in every application (minutes per arch). The JIT
     // bitcode is the same parts plus the entry points, compiled with default visibility (as
-    // upstream's), each optimised. (The device globals are exported from any code object either
+    // upstream's), then optimised. (The device globals are exported from any code object either
     // way: HIP gives them the visibility the host needs to find them.)
     let mut jobs = Vec::new();
     let mut rdc_parts = Vec::new();
-    let mut all = Vec::new();
+    let mut entry_points = None;
     for src in sources(root) {
         let api = src.ends_with("bitcode_api.cpp");
         let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
@@ -97,19 +99,15 @@ pub(super) fn build_bitcode(
             .arg("-o")
             .arg(&bc);
         jobs.push(c);
-        if !api {
-            rdc_parts.push(bc.clone());
-        }
-        all.push(bc);
+        if api { entry_points = Some(bc) } else { rdc_parts.push(bc) }
     }
     parallel(jobs, slots)?;
+    let linked = dir.join("linked.bc");
+    run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
     run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
-    let flags = vec!["-O3".to_string(), "-mtriple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", file_arch(arch))];
-    let optimised: Vec<PathBuf> = all.iter().map(|bc| bc.with_extension("opt.bc")).collect();
-    parallel_each(all.iter().zip(&optimised).collect(), slots, |(bc, out)| {
-        let key = pieces::key("opt", &opt, &flags, root, bc)?;
-        pieces.get_or_make(&key, out, || run_ok(Command::new(&opt).args(&flags).arg(bc).arg("-o").arg(out)).map(|_| ()))
-    })?;
-    run_ok(Command::new(&link).args(&optimised).arg("-o").arg(dest))?;
-    Ok(())
+    let flags = ["-O3".to_string(), "-mtriple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", file_arch(arch))];
+    let key = pieces::key("opt", &opt, &flags, root, &linked)?;
+    pieces.get_or_make(&key, dest, || {
+        run_ok(Command::new(&opt).args(&flags).arg(&linked).arg("-o").arg(dest)).map(|_| ())
+    })
 }

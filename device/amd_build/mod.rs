@@ -6,9 +6,7 @@
 //!   (device/src/gpu_globals.cpp). Applications link it with `hipcc -fgpu-rdc --hip-link`.
 //! - `librocshmem_device_<arch>.bc` per arch: device-only LLVM bitcode (what upstream's
 //!   cmake/DeviceBitcode.cmake makes for Triton and other JIT users): every source compiled with
-//!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc` (front end only), each `opt -O3`, then
-//!   `llvm-link`ed (upstream optimises after the link: the program that links it optimises the
-//!   whole again either way, and per source the optimiser's work is kept by its input). It keeps
+//!   `-x hip --cuda-device-only -emit-llvm -O3 -fgpu-rdc`, `llvm-link`ed, then `opt -O3`. It keeps
 //!   the 605 unmangled extern "C" entry points (device/gen/bitcode_api.cpp) and
 //!   the device globals ROCSHMEM_CTX_DEFAULT (16 B), ROCSHMEM_TEAM_WORLD / _SHARED (8 B each).
 //!

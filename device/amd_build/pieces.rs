@@ -2,13 +2,14 @@
 //!
 //! The first level (`cache`) keeps the products whole, by a hash of every file under device/: any
 //! change there rebuilds them. But what costs is the optimiser and the code generator (`opt -O3`
-//! of each source's bitcode, each stream kernel's code object: about 90 CPU seconds per arch),
-//! and their input is the front end's output, which most changes leave as it was for most
-//! sources (a comment, a host-only or NVIDIA-only file, a template the source does not
-//! instantiate). So each of those steps is kept here by the hash of its input bitcode, its tool
-//! and its flags; a change costs the front end of every source (a few seconds each) and the
-//! optimiser only where the code changed. The front end's output is the same in every checkout
-//! folder because sources are named relative to the root and each gets a fixed `-cuid`
+//! of each arch's linked library, each stream kernel's code object: about 90 CPU seconds per
+//! arch), and their input is the front end's output, which many changes leave as it was (a
+//! comment, a host-only or NVIDIA-only file, code no source instantiates). So each of those steps
+//! is kept here by the hash of its input bitcode, its tool and its flags: such a change costs the
+//! front end of every source (a few seconds each); a change to the code costs the optimiser of
+//! the modules it reaches (each arch's library, and each stream module it changes). The front
+//! end's output is the same in every checkout folder because sources are named relative to the
+//! root and each gets a fixed `-cuid`
 //! (plan::source_args).
 
 use super::cache::cache_dir;
@@ -18,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-/// Entries kept (the newest by use): a run with a change makes at most one per source and arch
-/// (about 110 with seven arches), most of them a few hundred KB.
-const KEEP: usize = 1000;
+/// Entries kept (the newest by use): a run with a change makes at most three per arch (the
+/// library and two stream modules: 17 with five arches and HIP 5.2's two), 0.2-10 MB each.
+const KEEP: usize = 80;
 
 pub(super) struct Pieces {
     dir: Option<PathBuf>,

@@ -1,8 +1,8 @@
 //! Host atomics: checks, counts, and the transport of atomics (`transport`): CPU atomics on the
 //! peer's mapped word on IPC (atomic with every other PE's atomics on it: the heaps are shared
 //! memory); on RO every atomic is an MPI atomic (flushed), mapped peer or not. When the heap
-//! is GPU memory (IPC), each atomic is the stream amo kernel on the library's stream
-//! (`stream::amo_and_wait`), atomic with the device API's atomics on the same word.
+//! is GPU memory, IPC runs each atomic as the stream amo kernel on the library's stream
+//! (`transport::gpu_heap`), atomic with the device API's atomics on the same word.
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
@@ -48,12 +48,7 @@ pub fn amo<T: AmoWord>(rt: &Runtime, op: AmoOp, dst: *mut T, value: T, cond: T, 
     if dst as usize % width != 0 {
         return Err(Error::invalid(format!("atomic target {dst:p} is not aligned to {width} bytes")));
     }
-    let old = if rt.heap.gpu_route() {
-        // A heap of GPU memory: one system-scope atomic by a kernel on the library's stream.
-        crate::stream::amo_and_wait(rt, op, dst as usize, width, value.to_bits(), cond.to_bits(), pe)?
-    } else {
-        rt.net.amo().amo(&rt.heap, op, off, width, value.to_bits(), cond.to_bits(), pe)?
-    };
+    let old = rt.net.amo().amo(&rt.heap, op, off, width, value.to_bits(), cond.to_bits(), pe)?;
     Stats::add(&rt.stats.atomics, 1);
     Ok(T::from_bits(old))
 }

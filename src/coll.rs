@@ -11,17 +11,16 @@
 //! arrays of the active-set forms are not needed and are left untouched (they stay at their
 //! initial values, as OpenSHMEM requires).
 //!
-//! When the heaps are GPU memory (`SymmetricHeap::gpu_route`) the team broadcast and reduction
-//! run the stream helper kernels of `rocshmem_broadcastmem_on_stream` and
-//! `rocshmem_ctx_<T>_<op>_reduce_on_stream` on the library's own stream and wait for them
-//! (`stream::run_and_wait`); the forms without such a kernel (reduce-scatter, the active-set
-//! forms) say so.
+//! When the heaps are GPU memory, IPC runs the team broadcast and reduction as the stream
+//! helper kernels of `rocshmem_broadcastmem_on_stream` and `rocshmem_ctx_<T>_<op>_reduce_on_stream`
+//! on the library's own stream and waits for them (`transport::gpu_heap`; a reduction names its
+//! kernel, [`ReduceOp`]); the forms without such a kernel (reduce-scatter, the active-set forms)
+//! say so.
 
 use crate::error::{Error, Result};
 use crate::runtime::{Runtime, Stats};
 use crate::scalar::Scalar;
-use crate::stream::{self, StreamArgs};
-use crate::transport::{Reduce, Transport};
+use crate::transport::{Reduce, ReduceOp, Transport};
 
 pub use crate::transport::Group;
 
@@ -33,20 +32,6 @@ impl Group {
 
 fn check_sym(rt: &Runtime, addr: usize, bytes: usize, what: &'static str) -> Result<()> {
     rt.heap.offset_of(addr, bytes.max(1), what).map(|_| ())
-}
-
-/// The team of `g` for a stream kernel on a GPU heap; the error for a set that is no team
-/// (an active set), or for a form without a kernel (`no_kernel` names it).
-fn kernel_team(rt: &Runtime, g: &Group, no_kernel: Option<&str>) -> Result<*mut u64> {
-    if let Some(what) = no_kernel {
-        return Err(rt.heap.gpu_unsupported(what));
-    }
-    // The active sets' slot is no slot of the team table.
-    let team = if g.slot == rt.teams.active_set_slot { std::ptr::null_mut() } else { rt.teams.handle(g.slot) };
-    if team.is_null() {
-        return Err(rt.heap.gpu_unsupported("host active-set collectives"));
-    }
-    Ok(team)
 }
 
 /// Refuses a `dst` range that overlaps the `src` range other than by starting at the same
@@ -97,19 +82,6 @@ pub unsafe fn broadcast(
         return Err(Error::invalid(format!("pe_root={root} is outside the {} members", g.set.size)));
     }
     check_buffers(rt, dst as usize, bytes, src as usize, bytes)?;
-    if rt.heap.gpu_route() {
-        // The 1.4 active-set form (root's dest untouched) has no kernel.
-        let team = kernel_team(rt, g, (!to_root).then_some("host active-set collectives"))?;
-        let args = StreamArgs {
-            team,
-            dest: dst.cast(),
-            source: src.cast(),
-            count: bytes as u64,
-            pe: root,
-            ..Default::default()
-        };
-        return stream::run_and_wait(rt, "broadcastmem", args, bytes as u64);
-    }
     // SAFETY: checked symmetric buffers.
     unsafe { rt.net.set(g.set).broadcast(&rt.heap, g, dst, src, bytes, root as usize, to_root) }
 }
@@ -140,13 +112,6 @@ pub unsafe fn reduce<T: Scalar, F: Fn(T, T) -> T + Copy>(
     };
     let in_bytes = crate::rma::byte_len(out_bytes, blocks)?;
     check_buffers(rt, dst as usize, out_bytes, src as usize, in_bytes)?;
-    if rt.heap.gpu_route() {
-        let team = kernel_team(rt, g, (how == Reduce::Scatter).then_some("host reduce-scatter collectives"))?;
-        let args = StreamArgs { team, dest: dst.cast(), source: src.cast(), count: n as u64, ..Default::default() };
-        // In place: one work-group, as rocshmem_ctx_<T>_<op>_reduce_on_stream.
-        let spread = if std::ptr::eq(dst, src) { 0 } else { out_bytes as u64 };
-        return stream::run_and_wait(rt, kernel, args, spread);
-    }
     // SAFETY: checked symmetric arrays of n and n × blocks elements.
-    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, op, how) }
+    unsafe { rt.net.set(g.set).reduce(&rt.heap, g, dst, src, n, ReduceOp { f: op, kernel }, how) }
 }

@@ -221,7 +221,7 @@ env_table! {
     test_fake_gpu: Text = "ROCSHMEM_TEST_FAKE_GPU", default "", range "", "debug",
         "Tests only: pretend this PE uses GPU <id>, as <id>[:mps|:nomps|:unknown], so the several-PEs-per-GPU check runs without a GPU.";
     test_gpu_heap_route: Bool = "ROCSHMEM_TEST_GPU_HEAP_ROUTE", default "0", range "", "debug",
-        "Tests only: on the host platform (IPC), host collectives, atomics and wait/test take the route of a GPU heap (stream kernels on the library's stream, copies through the GPU runtime), so that route runs without a GPU.";
+        "Tests only: on the host platform (IPC), host atomics and team collectives run as on a GPU heap (IPC's executor: the stream kernels on the library's stream), so that path runs without a GPU.";
     hang_report_timeout: Seconds = "ROCSHMEM_HANG_REPORT_TIMEOUT", default "60", range "0..=31536000", "hang",
         "Extension: seconds a wait (barrier, wait_until, collective, an init or finalize exchange) may last before one report of where every PE waits is printed; the job keeps waiting. 0: never.";
     hang_timeout: Seconds = "ROCSHMEM_HANG_TIMEOUT", default "0", range "0..=31536000", "hang",

@@ -199,7 +199,7 @@ fn exchange(heap: &SymmetricHeap, net: &Transports, mine: &Record) -> Result<Vec
         // write still in flight), then exchange the records through the transport: the
         // all-gather is the synchronisation.
         net.quiet();
-        let g = Group { set: world, slot: WORLD_SLOT, my_idx: heap.my_pe };
+        let g = Group { set: world, slot: WORLD_SLOT, my_idx: heap.my_pe, team: std::ptr::null_mut() };
         let rows = via.allgather_words(heap, &g, &mine.words())?;
         return Ok(rows.iter().map(|r| Record::from_words(r[..].try_into().unwrap())).collect());
     }

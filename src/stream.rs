@@ -10,7 +10,9 @@
 //!   the stream instead ([`GpuRuntime::stream_launch`], [`GpuRuntime::stream_copy`]).
 //!
 //! Nothing here synchronises the device or touches the legacy stream, so the calls can be
-//! captured in a CUDA/HIP graph. See docs/streams.md.
+//! captured in a CUDA/HIP graph. See docs/streams.md. (The blocking host API on a heap of GPU
+//! memory runs some of the same kernels on the library's own stream and waits for them:
+//! `transport::gpu_heap`.)
 
 pub use crate::gpu::stream_args::StreamArgs;
 pub use crate::gpu::stream_plan::{
@@ -21,7 +23,6 @@ use crate::error::{Error, Result};
 use crate::gpu::Platform;
 use crate::gpu::host_streams as host;
 use crate::runtime::Runtime;
-use crate::transport::AmoOp;
 use std::ffi::c_void;
 
 /// Enqueues `work` on `stream` (NULL: the default stream) for `call`; returns at once.
@@ -51,61 +52,6 @@ pub unsafe fn enqueue(rt: &Runtime, call: &'static str, stream: *mut c_void, wor
             Work::Copy { dst, src, len } => rt.gpu.stream_copy(stream, dst, src, len),
         }
     }
-}
-
-/// Runs helper kernel `name` with `args` (a collective spreading `spread` bytes, 0: one
-/// work-group) on the library's own stream and waits for it: the host API on a heap of GPU
-/// memory (`SymmetricHeap::gpu_route`) runs the kernels of the `*_on_stream` calls this way.
-/// On the host platform the kernel runs at once on the host launcher's threads, as a queue's
-/// worker runs it.
-pub fn run_and_wait(rt: &Runtime, name: &str, mut args: StreamArgs, spread: u64) -> Result<()> {
-    if args.ctx_opaque.is_null() {
-        args.ctx_opaque = rt.ctxs.opaque(0);
-    }
-    let platform = rt.gpu.platform();
-    if platform == Platform::Host {
-        return host::run(Work::Kernel { name: name.to_string(), args, spread });
-    }
-    let blocks = groups(spread, GPU_BYTES_PER_GROUP, rt.gpu.stream_max_groups());
-    // SAFETY: the memory the arguments name was checked by the caller and outlives the wait.
-    unsafe { rt.gpu.stream_run_and_wait(name, &args, blocks, threads(platform, name, args.count)) }
-}
-
-/// Runs one host atomic (`op` on the `width`-byte word at symmetric `dest` on PE `pe`) with the
-/// amo helper kernel on the library's own stream and waits for it; returns the old value (for
-/// `Fetch`, the current one). For a heap of GPU memory (`SymmetricHeap::gpu_route`).
-pub fn amo_and_wait(
-    rt: &Runtime,
-    op: AmoOp,
-    dest: usize,
-    width: usize,
-    value: u64,
-    cond: u64,
-    pe: usize,
-) -> Result<u64> {
-    let mut old = 0u64;
-    let mut result = rt.heap.amo_result.lock().unwrap_or_else(|e| e.into_inner());
-    if result.is_none() {
-        // None on the host platform: the kernel then writes `old` itself.
-        *result = rt.gpu.alloc_device(8)?;
-    }
-    let sig_addr = result.as_ref().map_or(&mut old as *mut u64, |s| s.base.cast());
-    let args = StreamArgs {
-        dest: dest as *mut c_void,
-        count: width as u64,
-        sig_addr,
-        value,
-        cond,
-        op: op as i32,
-        pe: pe as i32,
-        ..Default::default()
-    };
-    run_and_wait(rt, "amo", args, 0)?;
-    if let Some(s) = result.as_ref() {
-        // SAFETY: our 8-byte result word, written by the kernel that has finished.
-        unsafe { rt.gpu.copy((&mut old as *mut u64).cast(), s.base, 8)? };
-    }
-    Ok(old)
 }
 
 #[cfg(test)]

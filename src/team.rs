@@ -322,7 +322,7 @@ const SPLIT_ARG_WORDS: usize = 2;
 /// Collective over `team`: every member's `mine` (at most [`exchange_words`] words), in
 /// member order, through the transport of the team (IPC: the exchange words of the team's slot).
 fn allgather_words(heap: &SymmetricHeap, net: &Transports, team: Team, mine: &[u64]) -> Result<Vec<Vec<u64>>> {
-    let g = Group { set: team.set, slot: team.slot, my_idx: team.my_idx };
+    let g = Group { set: team.set, slot: team.slot, my_idx: team.my_idx, team: std::ptr::null_mut() };
     net.set(team.set).allgather_words(heap, &g, mine)
 }
 

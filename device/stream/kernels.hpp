@@ -113,7 +113,7 @@ ROCSHMEM_DEV_INLINE W amo_word(const Args &a) {
   return W(0);
 }
 
-/** A host atomic on a heap of GPU memory (src/stream.rs, `amo_and_wait`): one system-scope
+/** A host atomic on a heap of GPU memory (src/transport/gpu_heap.rs, `GpuHeap::amo`): one system-scope
  *  atomic of a.count (4 or 8) bytes on PE a.pe's word at symmetric a.dest (the host AMO types
  *  are words of these two sizes: src/amo.rs); the old (or fetched) value goes to *a.sig_addr. */
 ROCSHMEM_DEV_INLINE void k_amo(const Args &a) {

@@ -10,7 +10,8 @@ use std::ffi::{c_int, c_long};
 fn team_group(rt: &Runtime, ctx: rocshmem_ctx_t, team: rocshmem_team_t) -> Result<Group> {
     ctx_team(rt, Some(ctx))?; // the context must be valid too
     let t = team_of(rt, team)?;
-    Ok(Group { set: t.set, slot: t.slot, my_idx: t.my_idx })
+    // `team` is the live team's handle (team_of checked it).
+    Ok(Group { set: t.set, slot: t.slot, my_idx: t.my_idx, team: team.cast() })
 }
 
 fn active_set(rt: &Runtime, start: c_int, log_stride: c_int, size: c_int) -> Result<Group> {
@@ -18,7 +19,7 @@ fn active_set(rt: &Runtime, start: c_int, log_stride: c_int, size: c_int) -> Res
     let my_idx = set.index_of(rt.my_pe()).ok_or_else(|| {
         Error::invalid(format!("PE {} is not in the active set {start}/{log_stride}/{size}", rt.my_pe()))
     })?;
-    Ok(Group { set, slot: rt.teams.active_set_slot, my_idx })
+    Ok(Group { set, slot: rt.teams.active_set_slot, my_idx, team: std::ptr::null_mut() })
 }
 
 /// Team broadcast (OpenSHMEM 1.5 semantics: `dest` on every member, root included).

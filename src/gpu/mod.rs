@@ -318,7 +318,7 @@ pub trait GpuRuntime: Send + Sync {
         )))
     }
     /// As [`GpuRuntime::stream_launch`] on the library's own stream, then waits for the kernel:
-    /// the host API on a heap of GPU memory (`stream::run_and_wait`).
+    /// the host API on a heap of GPU memory (`transport::gpu_heap`).
     ///
     /// # Safety
     /// The memory `args` names must stay valid until it returns.

@@ -183,15 +183,6 @@ pub struct SymmetricHeap {
     pub(crate) calls: AtomicU64,
     /// Copies and fills of device segments.
     pub gpu: Arc<dyn GpuRuntime>,
-    /// Host collectives, atomics and wait/test reach the heaps through the GPU runtime (stream
-    /// kernels on the library's stream, copies) instead of loading and storing them: set when
-    /// the heaps are GPU memory, and on the host platform by the tests-only
-    /// `ROCSHMEM_TEST_GPU_HEAP_ROUTE` so that this route runs without a GPU.
-    gpu_route: bool,
-    /// The word of device memory the stream amo kernel writes a host atomic's old value to on a
-    /// heap of GPU memory (allocated by the first such atomic; freed with the heap), held for
-    /// the atomic's duration. Stays None on the host platform (the kernel writes host memory).
-    pub(crate) amo_result: Mutex<Option<Segment>>,
 }
 
 /// Every heap base is page aligned, whatever the mapping.
@@ -222,7 +213,6 @@ impl SymmetricHeap {
         if device.is_some() != control.separate_device || device.as_ref().is_some_and(|d| d.len() != n_pes) {
             return Err(Error::invalid("symmetric heap: device segments do not match the control layout"));
         }
-        let gpu_route = device.is_some();
         let heap = SymmetricHeap {
             my_pe,
             n_pes,
@@ -233,8 +223,6 @@ impl SymmetricHeap {
             common_align: PAGE_ALIGN,
             alloc: Mutex::new(Allocator::new(user_len)),
             calls: AtomicU64::new(0),
-            gpu_route,
-            amo_result: Mutex::new(None),
             gpu,
         };
         if heap.host.get(my_pe).is_none_or(Option::is_none) || heap.device.as_ref().is_some_and(|d| d[my_pe].is_none())
@@ -271,35 +259,10 @@ impl SymmetricHeap {
     }
 
     /// Whether this process can load from and store to the user heaps (false when they are GPU
-    /// memory: host operations then copy through the GPU runtime).
+    /// memory: host operations then copy through the GPU runtime, and the IPC transport runs
+    /// atomics and collectives with its executor `transport::gpu_heap`).
     pub fn host_accessible(&self) -> bool {
         self.device.is_none()
-    }
-
-    /// Whether host collectives, atomics and wait/test take the GPU-heap route (see the field).
-    pub fn gpu_route(&self) -> bool {
-        self.gpu_route
-    }
-
-    /// Tests only (`ROCSHMEM_TEST_GPU_HEAP_ROUTE`, host platform): take the GPU-heap route
-    /// although the heaps are host memory.
-    pub fn force_gpu_route(&mut self) {
-        self.gpu_route = true;
-    }
-
-    /// `Ok` when the host API may load and store the heaps itself; otherwise the error saying
-    /// that `what` is not supported on this platform yet.
-    pub fn require_host_access(&self, what: &str) -> Result<()> {
-        if self.gpu_route { Err(self.gpu_unsupported(what)) } else { Ok(()) }
-    }
-
-    /// The error saying that `what` is not supported on a heap of GPU memory yet.
-    pub fn gpu_unsupported(&self, what: &str) -> Error {
-        Error::Unsupported(format!(
-            "{what} on the symmetric heap are not supported on the {} platform yet: the heap is GPU memory \
-             (use the device API, or ROCSHMEM_GPU=host)",
-            self.gpu.platform().name()
-        ))
     }
 
     /// Copies `len` bytes between host memory and heap memory (either side may be either).
@@ -331,6 +294,17 @@ impl SymmetricHeap {
             self.copy(v.as_mut_ptr().cast(), p.cast(), std::mem::size_of::<T>())?;
             Ok(v.assume_init())
         }
+    }
+
+    /// Stores one element of heap memory at `p` (aligned, checked by the caller): a single-copy
+    /// atomic store, or on a heap of GPU memory a copy through the GPU runtime.
+    pub fn write<T: crate::scalar::Scalar>(&self, p: *mut T, value: T) -> Result<()> {
+        if self.host_accessible() {
+            T::store(p, value);
+            return Ok(());
+        }
+        // SAFETY: one element of the heap, from a local copy of the value.
+        unsafe { self.copy(p.cast(), (&value as *const T).cast(), std::mem::size_of::<T>()) }
     }
 
     /// Sets `len` bytes of heap memory at `dst` to `byte`.
@@ -474,7 +448,5 @@ mod tests {
             dev_bases[0] + control.len + (p - heap.user_base(1))
         );
         heap.clear_device_slot(3).unwrap();
-        let e = heap.require_host_access("host atomics").unwrap_err().to_string();
-        assert!(e.contains("host atomics") && e.contains("nvidia platform"), "{e}");
     }
 }

@@ -17,6 +17,7 @@ use crate::pe_set::PeSet;
 use crate::team::{SHARED_SLOT, Team, TeamTable, WORLD_SLOT};
 #[cfg(feature = "test-doubles")]
 use crate::transport::gda::host::{Gda, GdaSetup};
+use crate::transport::gpu_heap::GpuHeap;
 use crate::transport::route::Transports;
 use crate::{log_info, log_warn};
 use std::sync::Arc;
@@ -141,10 +142,7 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
     // The table's ranges (src/env.rs) were checked when the configuration was read.
     let max_teams = cfg.max_num_teams as usize;
     let (mut heap, nic) = create_heap(job, &cfg, &gpu, &mapped, backend == Backend::Gda, max_teams + 1, &mut phases)?;
-    if cfg.test_gpu_heap_route && gpu.platform() == gpu::Platform::Host && backend == Backend::Ipc {
-        heap.force_gpu_route();
-    }
-    let net = start_transports(job, &cfg, &heap, mapped, nic, max_teams + 1, backend)?;
+    let mut net = start_transports(job, &cfg, &heap, mapped, nic, max_teams + 1, backend)?;
     let world = Team { set: PeSet::world(n), slot: WORLD_SLOT, my_idx: me };
     let shared = shared_team(job);
     let teams = TeamTable::new(max_teams, world, shared, Mirror::new(&gpu, TeamTable::bytes(max_teams))?)?;
@@ -152,6 +150,12 @@ fn build_on(cfg: Config, slot: &mut Option<Job>, backend: Backend, mut phases: P
     let ctx_bytes = (1 + host_ctxs + device_ctxs) * std::mem::size_of::<rocshmem_ctx_device>();
     let ctxs = CtxTable::new(host_ctxs, device_ctxs, teams.handle(WORLD_SLOT).cast(), Mirror::new(&gpu, ctx_bytes)?);
     let device = device::build(&gpu, &heap, &teams, &ctxs, &net)?;
+    // A heap of GPU memory (only IPC runs on one: RO and GDA refuse it): IPC runs atomics and team
+    // collectives as stream kernels; tests take that path on the host platform too.
+    let forced = cfg.test_gpu_heap_route && gpu.platform() == gpu::Platform::Host && backend == Backend::Ipc;
+    if !heap.host_accessible() || forced {
+        net.ipc.use_gpu_heap(GpuHeap::new(Arc::clone(&gpu), ctxs.opaque(0)));
+    }
     for t in [world, shared] {
         let remote = net.team_created(t.slot, t.set)?;
         if remote > 0 {

@@ -6,8 +6,13 @@
 //!
 //! Collectives: members read each other's sources directly between barriers, and combine them
 //! in member order, so every PE computes bitwise-identical results (floating point included).
+//!
+//! When the heaps are GPU memory the host cannot load from or store to them: the runtime then
+//! gives this transport an executor at init ([`GpuHeap`], `gpu_heap.rs`), which runs atomics
+//! and the team collectives as stream helper kernels; puts and gets stay copies.
 
-use super::{AmoOp, Group, Reduce, Transport, combine};
+use super::gpu_heap::GpuHeap;
+use super::{AmoOp, Group, Reduce, ReduceOp, Transport, combine};
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
@@ -24,6 +29,8 @@ pub struct Ipc {
     /// Shared with the GDA transport: a slot's counters are consumed by whichever transport
     /// a barrier goes through.
     pub sync: std::sync::Arc<SyncState>,
+    /// Atomics and team collectives on a heap of GPU memory (set at init, [`Ipc::use_gpu_heap`]).
+    gpu: Option<GpuHeap>,
 }
 
 macro_rules! apply {
@@ -49,7 +56,12 @@ macro_rules! apply {
 
 impl Ipc {
     pub fn new(slots: usize, n_pes: usize) -> Ipc {
-        Ipc { sync: std::sync::Arc::new(SyncState::new(slots, n_pes)) }
+        Ipc { sync: std::sync::Arc::new(SyncState::new(slots, n_pes)), gpu: None }
+    }
+
+    /// From now on atomics and team collectives run through `exec` (the heaps are GPU memory).
+    pub fn use_gpu_heap(&mut self, exec: GpuHeap) {
+        self.gpu = Some(exec);
     }
 
     /// Where offset `off` of PE `pe`'s heap is mapped here (the route gives this transport
@@ -79,13 +91,7 @@ impl Transport for Ipc {
 
     #[inline]
     fn p<T: Scalar>(&self, heap: &SymmetricHeap, off: usize, value: T, pe: usize) -> Result<()> {
-        let remote = Self::at(heap, off, pe);
-        if heap.host_accessible() {
-            T::store(remote.cast(), value);
-        } else {
-            // SAFETY: one element inside PE `pe`'s heap, from a local copy of the value.
-            unsafe { heap.copy(remote, (&value as *const T).cast(), std::mem::size_of::<T>())? };
-        }
+        heap.write(Self::at(heap, off, pe) as *mut T, value)?;
         ring(&heap.control(pe).header().data_bell);
         Ok(())
     }
@@ -96,7 +102,9 @@ impl Transport for Ipc {
     }
 
     fn amo(&self, heap: &SymmetricHeap, op: AmoOp, off: usize, width: usize, v: u64, c: u64, pe: usize) -> Result<u64> {
-        heap.require_host_access("host atomics")?;
+        if let Some(exec) = &self.gpu {
+            return exec.amo(op, heap.user_base(heap.my_pe) + off, width, v, c, pe);
+        }
         let remote = Self::at(heap, off, pe);
         // SAFETY: `remote` is an aligned (checked by the caller), mapped word of the right width.
         let old = unsafe {
@@ -133,6 +141,10 @@ impl Transport for Ipc {
         root: usize,
         to_root: bool,
     ) -> Result<()> {
+        if let Some(exec) = &self.gpu {
+            // SAFETY: the caller's checked ranges.
+            return unsafe { exec.broadcast(g, dst, src, bytes, root, to_root) };
+        }
         self.barrier(heap, g.set, g.slot)?;
         if bytes > 0 && (g.my_idx != root || (to_root && !std::ptr::eq(dst, src))) {
             let from = heap.peer_addr(src as usize, bytes, g.set.pe(root), "source")?;
@@ -149,9 +161,14 @@ impl Transport for Ipc {
         dst: *mut T,
         src: *const T,
         n: usize,
-        op: F,
+        op: ReduceOp<'_, F>,
         kind: Reduce,
     ) -> Result<()> {
+        if let Some(exec) = &self.gpu {
+            // SAFETY: the caller's checked arrays.
+            return unsafe { exec.reduce(g, dst, src, n, kind, op.kernel) };
+        }
+        let op = op.f;
         self.barrier(heap, g.set, g.slot)?;
         if n == 0 {
             return self.barrier(heap, g.set, g.slot);

@@ -4,7 +4,9 @@
 //! data movement of the collectives. Each transport lives in its own place here:
 //! - `ipc.rs`, [`ipc::Ipc`]: the peer's heap is mapped into this process (shared memory, or GPU
 //!   IPC handles): loads, stores, CPU atomics and copies, barriers on counters in the peers'
-//!   control regions;
+//!   control regions; when the heaps are GPU memory, its executor `gpu_heap.rs`
+//!   ([`gpu_heap::GpuHeap`]) runs what cannot be a copy (atomics, team collectives) as stream
+//!   helper kernels;
 //! - `ro/` (feature `mpi`), `ro::Ro`: MPI one-sided operations on a window over every PE's
 //!   segment, and MPI collectives, for the peers this process does not map; its proxy thread
 //!   runs what device code queues (docs/ro.md);
@@ -24,6 +26,7 @@
 //! operation: a transport only moves data.
 
 pub mod gda;
+pub mod gpu_heap;
 pub mod ipc;
 #[cfg(feature = "mpi")]
 pub mod ro;
@@ -64,6 +67,20 @@ pub struct Group {
     pub set: PeSet,
     pub slot: usize,
     pub my_idx: usize,
+    /// The team's handle, the address of its entry in the table device code reads (what a
+    /// stream helper kernel takes as its team); NULL for an active set, and in the library's own
+    /// exchanges (team creation, heap agreement), which run no kernel.
+    pub team: *mut u64,
+}
+
+/// A reduction's operation: how two elements combine (`f`, a type parameter, so each reduction
+/// gets its own loop: see [`combine`]), and the stream helper kernel of this type and operation
+/// (`reduce_<type>_<op>`; empty where there is none) for a heap of GPU memory
+/// ([`gpu_heap::GpuHeap`]).
+#[derive(Clone, Copy)]
+pub struct ReduceOp<'a, F> {
+    pub f: F,
+    pub kernel: &'a str,
 }
 
 /// Which reduction [`Transport::reduce`] runs.
@@ -152,7 +169,7 @@ pub trait Transport {
         dst: *mut T,
         src: *const T,
         n: usize,
-        op: F,
+        op: ReduceOp<'_, F>,
         kind: Reduce,
     ) -> Result<()>;
 

@@ -7,7 +7,7 @@ use super::gda::host::Gda;
 use super::ipc::Ipc;
 #[cfg(feature = "mpi")]
 use super::ro::Ro;
-use super::{AmoOp, Group, Reduce, Transport};
+use super::{AmoOp, Group, Reduce, ReduceOp, Transport};
 use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
@@ -266,7 +266,7 @@ impl Transport for Via<'_> {
         dst: *mut T,
         src: *const T,
         n: usize,
-        op: F,
+        op: ReduceOp<'_, F>,
         kind: Reduce,
     ) -> Result<()> {
         // SAFETY: the caller's promise, passed on.

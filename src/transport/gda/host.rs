@@ -24,7 +24,7 @@ use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
 use crate::sync::SyncState;
-use crate::transport::{AmoOp, Group, Reduce, Transport, combine};
+use crate::transport::{AmoOp, Group, Reduce, ReduceOp, Transport, combine};
 use std::sync::{Arc, Mutex};
 
 unsafe extern "C" {
@@ -409,7 +409,7 @@ impl Transport for Gda {
         dst: *mut T,
         src: *const T,
         n: usize,
-        op: F,
+        op: ReduceOp<'_, F>,
         kind: Reduce,
     ) -> Result<()> {
         self.barrier(heap, g.set, g.slot)?;
@@ -430,7 +430,7 @@ impl Transport for Gda {
         }
         let sources: Vec<*const T> = copies.iter().map(|v| v.as_ptr()).collect();
         // SAFETY: every copy holds n elements.
-        let acc = unsafe { combine(&sources, 0, n, op) };
+        let acc = unsafe { combine(&sources, 0, n, op.f) };
         // dst may be src (in place): written once every member has read.
         self.barrier(heap, g.set, g.slot)?;
         // SAFETY: dst[0..n] checked by the caller.

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::heap::SymmetricHeap;
 use crate::pe_set::PeSet;
 use crate::scalar::Scalar;
-use crate::transport::{AmoOp, Group, Reduce, Transport, combine};
+use crate::transport::{AmoOp, Group, Reduce, ReduceOp, Transport, combine};
 use mpi_sys::{MPI_Comm, MPI_Request};
 use std::ffi::c_int;
 
@@ -149,7 +149,7 @@ impl Transport for Ro {
         dst: *mut T,
         src: *const T,
         n: usize,
-        op: F,
+        op: ReduceOp<'_, F>,
         kind: Reduce,
     ) -> Result<()> {
         if n == 0 {
@@ -168,7 +168,7 @@ impl Transport for Ro {
         }
         let sources: Vec<*const T> = blocks.chunks_exact(n).map(|b| b.as_ptr()).collect();
         // SAFETY: every block holds n elements of our own vector.
-        let acc = unsafe { combine(&sources, 0, n, op) };
+        let acc = unsafe { combine(&sources, 0, n, op.f) };
         // SAFETY: dst[0..n] checked by the caller; acc has n.
         unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dst, n) };
         Ok(())

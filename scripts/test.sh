@@ -208,15 +208,12 @@ names() {
     c++ include build/device_name_coverage
 }
 
-# ctest starts the longest tests first when it knows each test's seconds (its cost data, which a
-# clean clone lacks): kept in the cache from the run before, so the two cores are not left with a
-# long test alone at the end.
+# In the order the tests are declared (a clean clone has no cost data). Longest first (ctest's
+# order with the cost data of a run before) was tried: it starts every multi-PE suite at once,
+# and on two cores those slow each other down several times (docs/development.md).
 tests() {
   rc=0
-  mkdir -p build/Testing/Temporary
-  [ -f "$CACHE/ctest-cost.txt" ] && cp "$CACHE/ctest-cost.txt" build/Testing/Temporary/CTestCostData.txt
   ctest --test-dir build --output-on-failure -j2 --timeout 300 || rc=$?
-  cp build/Testing/Temporary/CTestCostData.txt "$CACHE/ctest-cost.txt" 2>/dev/null || true
   touch "$LOGS/ctest.done"
   return "$rc"
 }

@@ -87,7 +87,9 @@ ROCSHMEM_DEV __attribute__((noinline)) inline uint64_t submit(const rocshmem_dev
   slot->cond = c.cond;
   slot->result = 0;
   // Release: the proxy that sees the ticket sees the command, and every store this thread made
-  // before (data a put or a collective reads).
+  // before (data a put or a collective reads). Nobody wakes the proxy: it polls, also on the
+  // host platform, because it drives MPI's progress for the other PEs' atomics on this PE's
+  // window (a proxy sleeping until woken made them wait: docs/development.md, 2026-12-07).
   atomic_store<Scope::system, Order::release>(&slot->seq, t + 1);
   if (!wait) return 0;
   if (!wait_seq(ro, &slot->seq, t + 2)) return 0;

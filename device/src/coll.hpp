@@ -259,10 +259,11 @@ ROCSHMEM_DEV_INLINE void reduce_by_reads(rocshmem_ctx_t ctx, const CollCtx &cc, 
  * source is read only by its own group here, and a half is written again only two rounds
  * later, which a PE cannot reach before every member has arrived at the round in between,
  * after it combined. (NVSHMEM's small reductions push too: recursive exchange.) The halves
- * need 2 x members x bytes of the slot's scratch (kPushMaxBytes, well inside its 64 KiB,
- * src/heap/mod.rs).
+ * have a fixed size (kPushHalfBytes, members x bytes must fit; the slot's scratch is 64 KiB,
+ * src/heap/mod.rs): halves sized by the call would let a call's half overlap the previous
+ * call's other half, which a member one round ahead writes while this PE still combines.
  */
-constexpr size_t kPushMaxBytes = 4096;
+constexpr size_t kPushHalfBytes = 2048;
 
 template <class T, Op OP, Grp G>
 ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, size_t count) {
@@ -270,7 +271,7 @@ ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, siz
   using C = typename N::calc;
   const rocshmem_device_fast &f = rocshmemi_device_fast;
   const int n = f.n_pes, me = f.my_pe;
-  const size_t bytes = count * sizeof(T), half = size_t(n) * bytes;
+  const size_t bytes = count * sizeof(T), half = kPushHalfBytes;
   // The slot's scratch, after its header and flag words (sync_slot), from a heap base.
   const uint64_t scratch_off = f.world_sync_off + ROCSHMEM_DEV_SYNC_HEADER + (uint64_t(n) * 8 + 63) / 64 * 64;
   const SyncTeam st{n, me, 0, 1, f.world_sync_off};
@@ -313,7 +314,7 @@ ROCSHMEM_DEV_OUTLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T
     const size_t src_len = scatter ? count * size_t(f.n_pes) : count;
     if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
 #ifndef ROCSHMEM_REDUCE_PUSH_OFF
-    if (2 * size_t(f.n_pes) * count * sizeof(T) <= kPushMaxBytes) {
+    if (size_t(f.n_pes) * count * sizeof(T) <= kPushHalfBytes) {
       reduce_push<T, OP, G>(dest, source, scatter, count);
       return ROCSHMEM_SUCCESS;
     }

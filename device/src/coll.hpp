@@ -16,6 +16,8 @@
  *  - the pass;
  *  - exit barrier: every member's data has landed, and nobody reuses a source another member
  *    still reads.
+ * Small reductions over the world team push instead (reduce_push): one round of flags, no
+ * barrier.
  * In-place reductions (dest == source) go through the slot's scratch in chunks, with a barrier
  * between computing a chunk and writing it back. Any other overlap of dest and source (and
  * any overlap at all for fcollect and alltoall) is refused with ROCSHMEM_ERROR before the first

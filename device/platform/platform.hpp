@@ -117,7 +117,12 @@ constexpr int builtin_order(Order o) {
 // The whole device API inlined everything once: every reduction's algorithm then appeared in each
 // of its ~4 wrappers and each barrier in each of its ~6 sites, and the AMD bitcode's optimiser
 // spent most of its minutes per arch on those copies (docs/development.md, "Where the time goes").
+#ifndef ROCSHMEM_DEV_NO_OUTLINE
 #define ROCSHMEM_DEV_OUTLINE ROCSHMEM_DEV __attribute__((noinline)) inline
+#else
+// Experiment switch (-DROCSHMEM_DEV_NO_OUTLINE): everything inlined, as before 6383765.
+#define ROCSHMEM_DEV_OUTLINE ROCSHMEM_DEV_INLINE
+#endif
 
 namespace rocshmem {
 namespace platform {

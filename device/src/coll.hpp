@@ -16,6 +16,8 @@
  *  - the pass;
  *  - exit barrier: every member's data has landed, and nobody reuses a source another member
  *    still reads.
+ * Small reductions over the world team push instead (reduce_push): one round of flags, no
+ * barrier.
  * In-place reductions (dest == source) go through the slot's scratch in chunks, with a barrier
  * between computing a chunk and writing it back. Any other overlap of dest and source (and
  * any overlap at all for fcollect and alltoall) is refused with ROCSHMEM_ERROR before the first
@@ -168,23 +170,30 @@ ROCSHMEM_DEV_INLINE int alltoallv(rocshmem_ctx_t ctx, rocshmem_team_t team, T *d
   return ROCSHMEM_SUCCESS;
 }
 
+/** A team's members as world PEs: member m is start + m * stride. */
+struct Members {
+  int n, start, stride;
+};
+
 /**
  * out[i] = op over members m of src_m[offset + i], for i < count, split over the group.
  * Each thread takes kCombineBatch elements a pass, so that a member's loads are in flight
  * together (and the next member's are issued before the first are combined) instead of one
  * load latency per element; members are still combined in index order, so every PE gets the
- * same bits. The team's fields are read once: `out` is a plain pointer, and a store through
- * it would otherwise make the compiler read them again for every element.
+ * same bits. The members come in registers (`mb`, read before the entry barrier): `out` is a
+ * plain pointer, and a store through it would otherwise make the compiler read the team's
+ * fields again for every element; read after the barrier, each is a trip to L2 before the
+ * first source load (an acquire poll invalidates L1 on NVIDIA).
  */
 template <class T, Op OP, Grp G>
-ROCSHMEM_DEV_INLINE void combine_into(const CollCtx &cc, T *out, const T *source, size_t offset, size_t count) {
+ROCSHMEM_DEV_INLINE void combine_into(const rocshmem_device_state *s, const Members &mb, T *out, const T *source,
+                                      size_t offset, size_t count) {
   using N = Num<T>;
   using C = typename N::calc;
   // 8 on GPUs; 2 on the host platform, where it buys nothing but keeps the batched path
   // tested at half the compile time of 8 (every type, op and scope instantiates it).
   constexpr unsigned kCombineBatch = ROCSHMEM_PLATFORM_GPU ? 8 : 2;
-  const int n = cc.t->n_pes, start = cc.t->start, stride = cc.t->stride;
-  const rocshmem_device_state *s = cc.s;
+  const int n = mb.n, start = mb.start, stride = mb.stride;
   const T *src = source + offset;
   const size_t r = grp_rank<G>(), gs = grp_size<G>();
   size_t i = r;
@@ -244,12 +253,81 @@ ROCSHMEM_DEV_INLINE void reduce_by_reads(rocshmem_ctx_t ctx, const CollCtx &cc, 
 }
 
 /**
+ * Small reductions over the world team on IPC, pushed instead of pulled: each PE stores its
+ * source into every other member's scratch (the world slot's, at its own index, in the half
+ * the round's parity names), then one round of flags (sync_round_push), and combines from its
+ * own scratch in member order (every PE gets the same bits). One synchronisation instead of the
+ * pull's two barriers (entry: the sources are ready; exit: nobody reads them any more): the
+ * source is read only by its own group here, and a half is written again only two rounds
+ * later, which a PE cannot reach before every member has arrived at the round in between,
+ * after it combined. (NVSHMEM's small reductions push too: recursive exchange.) The halves
+ * have a fixed size (kPushHalfBytes, members x bytes must fit; the slot's scratch is 64 KiB,
+ * src/heap/mod.rs): halves sized by the call would let a call's half overlap the previous
+ * call's other half, which a member one round ahead writes while this PE still combines.
+ */
+constexpr size_t kPushHalfBytes = 2048;
+
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, size_t count) {
+  using N = Num<T>;
+  using C = typename N::calc;
+  const rocshmem_device_fast &f = rocshmemi_device_fast;
+  const int n = f.n_pes, me = f.my_pe;
+  const size_t bytes = count * sizeof(T), half = kPushHalfBytes;
+  // The slot's scratch, after its header and flag words (sync_slot), from a heap base.
+  const uint64_t scratch_off = f.world_sync_off + ROCSHMEM_DEV_SYNC_HEADER + (uint64_t(n) * 8 + 63) / 64 * 64;
+  const SyncTeam st{n, me, 0, 1, f.world_sync_off};
+  uint64_t parity = 0;
+  sync_round_push<G>(nullptr, st, [&](uint64_t seq) {
+    parity = seq & 1;
+    for (int k = 1; k < n; ++k) {
+      const int j = (me + k) % n;
+      char *to = reinterpret_cast<char *>(f.heap_bases[j] + scratch_off + parity * half + size_t(me) * bytes);
+      grp_copy<G>(to, source + (scatter ? size_t(j) * count : 0), bytes);
+    }
+  });
+  const T *mine = source + (scatter ? size_t(me) * count : 0);
+  const T *got = reinterpret_cast<const T *>(f.heap_base + scratch_off + parity * half);
+  const size_t r = grp_rank<G>(), gs = grp_size<G>();
+  for (size_t i = r; i < count; i += gs) {
+    C acc = N::to(me == 0 ? mine[i] : got[i]);
+    for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(m == me ? mine[i] : got[size_t(m) * count + i]));
+    dest[i] = N::from(acc);
+  }
+  grp_sync<G>();
+}
+
+/**
  * dest[i] = op over members of source[block + i], for i < nreduce, where block is 0 for a
  * reduction and my_pe * nreduce for a reduce-scatter.
  */
 template <class T, Op OP, Grp G>
 ROCSHMEM_DEV_OUTLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T *dest, const T *source, int nreduce,
                                     bool scatter) {
+#ifndef ROCSHMEM_REDUCE_WORLD_FAST_OFF
+  // The world team over IPC (every PE mapped, no remote transport: n_bases == n_pes), not in
+  // place: everything from the constant table, as the world barrier does (sync.hpp,
+  // world_sync), so neither the context's nor the team's entry is read.
+  const rocshmem_device_fast &f = rocshmemi_device_fast;
+  const rocshmem_team_device *wt = team_entry(team);
+  if (wt != nullptr && wt == f.world_team && f.n_bases == f.n_pes && nreduce > 0 &&
+      static_cast<const void *>(dest) != static_cast<const void *>(source)) {
+    const size_t count = size_t(nreduce);
+    const size_t src_len = scatter ? count * size_t(f.n_pes) : count;
+    if (bad_overlap(dest, count * sizeof(T), source, src_len * sizeof(T), true)) return ROCSHMEM_ERROR;
+#ifndef ROCSHMEM_REDUCE_PUSH_OFF
+    if (size_t(f.n_pes) * count * sizeof(T) <= kPushHalfBytes) {
+      reduce_push<T, OP, G>(dest, source, scatter, count);
+      return ROCSHMEM_SUCCESS;
+    }
+#endif
+    team_sync_call<G>(nullptr, wt, true);
+    combine_into<T, OP, G>(nullptr, Members{f.n_pes, 0, 1}, dest, source, scatter ? size_t(f.my_pe) * count : 0,
+                           count);
+    team_sync_call<G>(nullptr, wt, true);
+    return ROCSHMEM_SUCCESS;
+  }
+#endif
   CollCtx cc = coll_ctx(ctx, team);
   if (!cc.t || nreduce < 0) return ROCSHMEM_ERROR;
   const size_t count = size_t(nreduce);
@@ -267,15 +345,16 @@ ROCSHMEM_DEV_OUTLINE int reduce_impl(rocshmem_ctx_t ctx, rocshmem_team_t team, T
     return ROCSHMEM_SUCCESS;
   }
   const bool in_place = count > 0 && static_cast<const void *>(dest) == static_cast<const void *>(source);
+  const Members mb{cc.t->n_pes, cc.t->start, cc.t->stride};  // before the barrier: see combine_into
   team_sync_call<G>(cc.s, cc.t, true);
   if (!in_place) {
-    combine_into<T, OP, G>(cc, dest, source, block, count);
+    combine_into<T, OP, G>(cc.s, mb, dest, source, block, count);
   } else {
     T *scratch = reinterpret_cast<T *>(sync_slot(cc.s, cc.t->slot, cc.s->my_pe).scratch);
     const size_t chunk = cc.s->dev_scratch_bytes / sizeof(T);
     for (size_t at = 0; at < count; at += chunk) {
       size_t len = count - at < chunk ? count - at : chunk;
-      combine_into<T, OP, G>(cc, scratch, source, block + at, len);
+      combine_into<T, OP, G>(cc.s, mb, scratch, source, block + at, len);
       // Every member has read what it needs of this chunk before anyone overwrites it.
       team_sync_call<G>(cc.s, cc.t, true);
       grp_copy<G>(dest + at, scratch, len * sizeof(T));

@@ -69,6 +69,37 @@ ROCSHMEM_DEV_INLINE void sync_round(const rocshmem_device_state *s, const SyncTe
 }
 
 /**
+ * A round that carries data (reduce_push, coll.hpp): this round's sequence number first, then
+ * `push(seq)` (the group's stores into the peers), then the arrivals as releases at system
+ * scope, so that a member that has seen this PE's flag reach `seq` also sees what it pushed.
+ * The arrivals wait for the sequence number here, unlike sync_round's, because what is pushed
+ * depends on it.
+ */
+template <Grp G, class Push>
+ROCSHMEM_DEV_INLINE void sync_round_push(const rocshmem_device_state *s, const SyncTeam &t, Push push) {
+  using namespace platform;
+  grp_sync<G>();  // the group's earlier stores (the source) are visible to every pushing thread
+  const unsigned r = grp_rank<G>(), gs = grp_size<G>();
+  uint64_t *mine = reinterpret_cast<uint64_t *>(local_heap_base(s) + t.off);
+  uint64_t seq = 0;
+  if (r == 0) seq = atomic_fetch_add<Scope::device, Order::relaxed>(mine, uint64_t(1)) + 1;
+  seq = grp_broadcast<G>(seq);
+  push(seq);
+  grp_sync<G>();  // every thread's pushes are issued before any thread's release
+  for (int i = int(r); i < t.n; i += int(gs)) {
+    if (i == t.me) continue;
+    uint64_t *flag =
+        reinterpret_cast<uint64_t *>(heap_base_of(s, t.start + i * t.stride) + t.off + ROCSHMEM_DEV_SYNC_HEADER) + t.me;
+    atomic_add<Scope::system, Order::release>(flag, uint64_t(1));
+  }
+  uint64_t *flags = reinterpret_cast<uint64_t *>(reinterpret_cast<char *>(mine) + ROCSHMEM_DEV_SYNC_HEADER);
+  for (int i = int(r); i < t.n; i += int(gs)) {
+    if (i != t.me) poll_until(flags + i, [=](uint64_t v) { return v >= seq; });
+  }
+  grp_sync<G>();
+}
+
+/**
  * The world team's barrier from the constant table alone (no entry, state or heap-base
  * loads), when it holds every PE and no remote transport is active; false if it cannot.
  */

@@ -187,10 +187,11 @@ ROCSHMEM_DEV_INLINE void k_reduce(const Args &a) {
     if (platform::block_id() == 0) stream::k_reduce<T, OP>(a);
     return;
   }
+  const Members mb{cc.t->n_pes, cc.t->start, cc.t->stride};  // before the entry barrier (combine_into)
   collective(cc, [&](Part part) {
     size_t lo, hi;
     part.range(count, kShareAlign / sizeof(T), &lo, &hi);
-    combine_into<T, static_cast<Op>(OP), Grp::wg>(cc, dest + lo, source, lo, hi - lo);
+    combine_into<T, static_cast<Op>(OP), Grp::wg>(cc.s, mb, dest + lo, source, lo, hi - lo);
   });
 }
 

@@ -21,6 +21,7 @@
  * Timed: cudaEvents on each PE around dispatch, and around combine (both kernels), per round
  * after warm-up; a host barrier between rounds (buffers are reused). Output, one line per PE:
  *   M <pe> <npes> <dispatch us median> <combine us median> <tokens> <hidden bytes> <topk> <experts>
+ *     <combine's first kernel (the sends) us median> <its second kernel (wait + sum) us median>
  *   V moe_<dispatch|combine> <npes> ok|FAIL <detail>
  * Environment: MOE_TOKENS (128), MOE_HIDDEN (3584 floats: 14 KiB, the bytes of a 7168-wide
  * bf16 token), MOE_TOPK (8), MOE_EXPERTS_PER_PE (8), MOE_ROUNDS (50), MOE_WARMUP (5),
@@ -290,9 +291,9 @@ int main() {
   CKM(cudaDeviceSynchronize());
   sh_host_barrier_all();
 
-  cudaEvent_t ev[4];
+  cudaEvent_t ev[5];
   for (auto &e : ev) CKM(cudaEventCreate(&e));
-  std::vector<double> t_disp, t_comb;
+  std::vector<double> t_disp, t_comb, t_send, t_red;
   unsigned long long bad_disp = 0, bad_comb = 0, bad_cnt = 0;
   std::string first_bad;
   std::vector<float> h_res((size_t)p.T * tok);
@@ -308,16 +309,21 @@ int main() {
     CKM(cudaEventRecord(ev[2], st));
     go(true, k_combine_send, ctas, threads, st, p, (const float *)out, (const int *)recv_meta, (const int *)recv_cnt,
        comb_in, comb_sig, comb_word, done, (uint64_t)r);
+    CKM(cudaEventRecord(ev[4], st));
     go(true, k_combine_reduce, ctas, threads, st, p, (const float *)comb_in, (const float *)d_wts, comb_sig, result,
        (uint64_t)r);
     CKM(cudaEventRecord(ev[3], st));
     CKM(cudaStreamSynchronize(st));
-    float a = 0, b = 0;
+    float a = 0, b = 0, c = 0, d = 0;
     CKM(cudaEventElapsedTime(&a, ev[0], ev[1]));
     CKM(cudaEventElapsedTime(&b, ev[2], ev[3]));
+    CKM(cudaEventElapsedTime(&c, ev[2], ev[4]));
+    CKM(cudaEventElapsedTime(&d, ev[4], ev[3]));
     if (r > warm) {
       t_disp.push_back(a * 1e3);
       t_comb.push_back(b * 1e3);
+      t_send.push_back(c * 1e3);
+      t_red.push_back(d * 1e3);
     }
     if (check) {
       CKM(cudaMemset(err, 0, sizeof(unsigned long long)));
@@ -354,8 +360,8 @@ int main() {
   printf("V moe_dispatch %d %s %s\n", p.P, bad_disp == 0 && bad_cnt == 0 ? "ok" : "FAIL", detail);
   printf("V moe_combine %d %s %llu_bad_elems%s%s\n", p.P, bad_comb == 0 ? "ok" : "FAIL", bad_comb,
          first_bad.empty() ? "" : ",first_", first_bad.c_str());
-  printf("M %d %d %.2f %.2f %d %zu %d %d\n", p.me, p.P, median(t_disp), median(t_comb), p.T, tok * sizeof(float), p.K,
-         E);
+  printf("M %d %d %.2f %.2f %d %zu %d %d %.2f %.2f\n", p.me, p.P, median(t_disp), median(t_comb), p.T,
+         tok * sizeof(float), p.K, E, median(t_send), median(t_red));
   fflush(stdout);
   sh_host_barrier_all();
   sh_free(sigs);

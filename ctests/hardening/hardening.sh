@@ -35,7 +35,11 @@ in_small_shm() {
 # Waits (up to 30 s) until the output has $1 lines "deadlock: waiting".
 await_waiting() {
   i=0
-  while [ $i -lt 300 ] && [ "$(grep -c "deadlock: waiting" "$TMP/out")" -lt "$1" ]; do sleep 0.1; i=$((i + 1)); done
+  while [ $i -lt 300 ]; do
+    n=$(grep -c "deadlock: waiting" "$TMP/out" 2>/dev/null)
+    [ "${n:-0}" -ge "$1" ] && break
+    sleep 0.1; i=$((i + 1))
+  done
   [ $i -lt 300 ] || fail "the PEs did not start waiting within 30 s"
   sleep 0.5 # into their sleeping phase, where waits are listed
 }
@@ -44,6 +48,10 @@ await_waiting() {
 # job), output in $TMP/out; its pid (= the group) in $pid.
 start_group() {
   command -v setsid >/dev/null 2>&1 || { echo "hardening.sh $CASE: SKIPPED: setsid(1) is not installed"; exit 77; }
+  # The file exists before the job starts: the background job's redirection may come after the
+  # caller's first look at it (a missing file read as no count ended await_waiting at once, and
+  # the case then interrupted the PEs before they waited: a flaky failure, 2026-12-07).
+  : >"$TMP/out"
   setsid "$@" >"$TMP/out" 2>&1 &
   pid=$!
 }

@@ -13,6 +13,8 @@
 #                                                   the define inlines route.hpp's routed paths
 #   llvm-link                                       one module
 #   opt -O3                                         optimised once, as a whole
+# (each front end and the opt step through device/keep_step.sh: with $ROCSHMEM_DEVICE_CACHE set
+# at build time, kept there by the preprocessed source and by the linked module)
 # -> ${STAGE_LIB}/librocshmem_device_sm_XX.bc, installed to lib/.
 #
 # CUDA headers: the device library needs none of CUDA's code (the platform layer is inline
@@ -120,6 +122,9 @@ else()
   set(_rbc_out_dir ${CMAKE_BINARY_DIR}/lib)
 endif()
 set(_rbc_check_script ${_rbc_root}/ctests/gpu/check_bitcode_names.cmake)
+# Each front end and the optimiser, kept by what they read under $ROCSHMEM_DEVICE_CACHE when
+# that is set (CI), else run as they are.
+set(_rbc_keep ${_rbc_device_dir}/keep_step.sh)
 set(_rbc_names_tsv ${_rbc_root}/ctests/data/rocshmem-api-names.tsv)
 
 set(_rbc_all_outputs "")
@@ -144,11 +149,14 @@ foreach(arch IN LISTS ROCSHMEM_CUDA_ARCHS)
   foreach(src IN LISTS _rbc_sources_here)
     get_filename_component(stem ${src} NAME_WE)
     set(obj ${objdir}/${stem}.bc)
+    # A fixed -cuid (clang's default hashes the path): the same bitcode from every checkout
+    # folder, so that keep_step.sh can reuse it.
     add_custom_command(OUTPUT ${obj}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${objdir}
-      COMMAND ${ROCSHMEM_BC_CLANG} ${ROCSHMEM_BITCODE_COMPILE_FLAGS} --cuda-gpu-arch=${sm} ${_rbc_includes}
-              -MD -MF ${obj}.d -c ${src} -o ${obj}
-      DEPENDS ${src}
+      COMMAND sh ${_rbc_keep} front ${_rbc_root} ${obj}
+              ${ROCSHMEM_BC_CLANG} ${ROCSHMEM_BITCODE_COMPILE_FLAGS} --cuda-gpu-arch=${sm} ${_rbc_includes}
+              -cuid=rocshmem_${stem} -MD -MF ${obj}.d -MT ${obj} -c ${src} -o ${obj}
+      DEPENDS ${src} ${_rbc_keep}
       DEPFILE ${obj}.d
       COMMENT "device bitcode ${sm}: ${stem}"
       VERBATIM)
@@ -167,8 +175,9 @@ foreach(arch IN LISTS ROCSHMEM_CUDA_ARCHS)
     add_custom_command(OUTPUT ${out}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_rbc_out_dir}
       COMMAND ${ROCSHMEM_BC_LLVM_LINK} ${objs} -o ${objdir}/linked.bc
-      COMMAND ${ROCSHMEM_BC_OPT} -O3 ${objdir}/linked.bc -o ${out}
-      DEPENDS ${objs}
+      COMMAND sh ${_rbc_keep} input ${_rbc_root} ${out} ${objdir}/linked.bc
+              ${ROCSHMEM_BC_OPT} -O3 ${objdir}/linked.bc -o ${out}
+      DEPENDS ${objs} ${_rbc_keep}
       COMMENT "device bitcode ${sm}: llvm-link + opt -O3 -> librocshmem_device_${sm}.bc"
       VERBATIM)
   endif()

@@ -32,23 +32,8 @@ touch "$VENV/.tools-installed"
 # The package as users get it, with the NVIDIA device bitcode (sm_90, LLVM 16 here); the check
 # below fails when the installed package lacks it (it once shipped without it, silently).
 set -- -C cmake.define.ROCSHMEM_PYTHON_BITCODE=ON
-# It is kept by the hash of what it is built from (device/, include/, the CMake files that build
-# it, the LLVM versions bitcode.cmake picks from) under $ROCSHMEM_CI_CACHE/nvidia-bitcode, when
-# that folder can be written: a run whose change does not reach it copies it
-# (ROCSHMEM_DEVICE_BITCODE_PREBUILT) instead of building it again (about 90 s, one core).
-cache=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
-bc_keep=""
-if [ -d "$cache" ] && [ -w "$cache" ]; then
-  bc_hash=$( (cd "$SRC" && find device include -type f -print0 | sort -z | xargs -0 sha256sum &&
-              sha256sum device/bitcode.cmake python/CMakeLists.txt CMakeLists.txt &&
-              for v in 16 17 18 19 20 21; do /usr/lib/llvm-$v/bin/clang++ --version 2>/dev/null | head -1; done) |
-            sha256sum | cut -c1-16)
-  bc_keep="$cache/nvidia-bitcode/$bc_hash"
-  if [ -f "$bc_keep/.complete" ]; then
-    echo "make_venv.sh: NVIDIA device bitcode from $bc_keep (its inputs are unchanged)"
-    set -- "$@" -C "cmake.define.ROCSHMEM_DEVICE_BITCODE_PREBUILT=$bc_keep"
-  fi
-fi
+# Its front ends and optimiser are kept by what they read under $ROCSHMEM_DEVICE_CACHE when set
+# (scripts/test.sh; device/keep_step.sh): a run whose change does not reach its code reuses them.
 if [ -n "$CORE" ]; then
   set -- "$@" -C "cmake.define.ROCSHMEM_PREBUILT_CORE=$CORE" -C "build-dir=$VENV/wheel-build"
 fi
@@ -73,16 +58,8 @@ with open(bc, "rb") as f:
         sys.exit(f"make_venv.sh: {bc} is not LLVM bitcode")
 print("installed bitcode", bc, os.path.getsize(bc), "bytes")
 PY
-if [ -n "$bc_keep" ] && [ ! -f "$bc_keep/.complete" ]; then
-  lib=$("$VENV/bin/python" -c "import os, rocshmem; print(os.path.dirname(rocshmem.library_path()))")
-  rm -rf "$bc_keep.tmp" && mkdir -p "$bc_keep.tmp"
-  cp "$lib"/librocshmem_device_sm_*.bc "$bc_keep.tmp/" && touch "$bc_keep.tmp/.complete"
-  rm -rf "$bc_keep" && mv "$bc_keep.tmp" "$bc_keep"
-  # The four newest are kept.
-  ls -dt "$cache/nvidia-bitcode"/*/ | tail -n +5 | xargs -r rm -rf
-fi
-
 if [ "$TORCH" = torch ]; then
+  cache=${ROCSHMEM_CI_CACHE:-/var/cache/rocshmem-ci}
   req="$SRC/ctests/python/requirements-torch.txt"
   site=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
   start=$(date +%s)

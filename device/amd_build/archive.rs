@@ -64,6 +64,9 @@ pub(super) fn bundle_as_planned(
 ) -> Result<Command, String> {
     let mut p = Command::new(plan.get_program());
     p.args(plan.get_args());
+    if let Some(d) = plan.get_current_dir() {
+        p.current_dir(d);
+    }
     let text = p.output().map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&text.stderr).into_owned();
     let line =

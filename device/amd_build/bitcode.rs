@@ -1,8 +1,8 @@
 //! Per-arch device bitcode (`librocshmem_device_<arch>.bc`), the arches side by side.
 
-use super::pieces::{self, Pieces};
+use super::pieces::{self, Pieces, args_of};
 use super::plan::{Plan, common_flags, file_arch, source_args, sources};
-use super::shell::{jobs, parallel, run_ok, warn};
+use super::shell::{jobs, parallel_each, run_ok, warn};
 use super::toolchain::{Toolchain, device_lib_flags, llvm_tool, no_code_object_version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,8 +52,9 @@ pub(super) fn build_all(
 
 /// One arch's bitcode: compile every source device-only (front end only, as upstream's
 /// DeviceBitcode.cmake: `-Xclang -disable-llvm-passes`, so the optimiser runs once, on the whole
-/// library), llvm-link, opt -O3 (kept in `pieces` by the linked module: a change that leaves the
-/// library's code as it was costs the front end only). (Each source optimised alone, then
+/// library; each kept in `pieces` by its preprocessed source), llvm-link, opt -O3 (kept in
+/// `pieces` by the linked module: a change that leaves the library's code as it was costs the
+/// preprocessor only). (Each source optimised alone, then
 /// linked, would re-optimise only what a change reaches, but inlines differently across sources:
 /// the entry points of the memory-ordering check, ctests/amd/check_isa_ordering.py, then call
 /// helpers they inline today.)
@@ -89,19 +90,17 @@ pub(super) fn build_bitcode(
         let api = src.ends_with("bitcode_api.cpp");
         let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
         let mut c = Command::new(&tc.clang);
-        c.current_dir(root)
-            .args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
+        c.args(common_flags(root).into_iter().filter(|f| api || f != "-fvisibility=default"))
             .args(device_lib_flags(tc, &[arch.to_string()]))
             .args(["--cuda-device-only", "-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"])
             .args(no_code_object_version(tc))
             .arg(format!("--offload-arch={arch}"))
-            .args(source_args(root, &src))
-            .arg("-o")
-            .arg(&bc);
-        jobs.push(c);
+            .args(source_args(root, &src));
+        jobs.push((args_of(&c), bc.clone()));
         if api { entry_points = Some(bc) } else { rdc_parts.push(bc) }
     }
-    parallel(jobs, slots)?;
+    // Each front end is kept by its preprocessed source (pieces.rs).
+    parallel_each(jobs, slots, |(args, bc)| pieces.front_end(&tc.clang, &args, root, &bc))?;
     let linked = dir.join("linked.bc");
     run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
     run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;

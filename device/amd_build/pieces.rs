@@ -1,27 +1,34 @@
 //! The second level of the products' cache: single steps kept by the hash of what they read.
 //!
 //! The first level (`cache`) keeps the products whole, by a hash of every file under device/: any
-//! change there rebuilds them. But what costs is the optimiser and the code generator (`opt -O3`
-//! of each arch's linked library, each stream kernel's code object: about 90 CPU seconds per
-//! arch), and their input is the front end's output, which many changes leave as it was (a
-//! comment, a host-only or NVIDIA-only file, code no source instantiates). So each of those steps
-//! is kept here by the hash of its input bitcode, its tool and its flags: such a change costs the
-//! front end of every source (a few seconds each); a change to the code costs the optimiser of
-//! the modules it reaches (each arch's library, and each stream module it changes). The front
-//! end's output is the same in every checkout folder because sources are named relative to the
-//! root and each gets a fixed `-cuid`
-//! (plan::source_args).
+//! change there rebuilds them. But many changes leave what the compiler sees as it was (a
+//! comment, a host-only or NVIDIA-only file, code no source instantiates), so each step is also
+//! kept here by its input:
+//! - each front end (a source compiled for one arch to unoptimised bitcode) by the source's
+//!   preprocessed text (`clang -E -P`, about a third of a front end's time) and its flags: a
+//!   comment or a branch for another platform costs the preprocessor only;
+//! - the optimiser and the code generator (`opt -O3` of each arch's linked library, each stream
+//!   kernel's code object: about 90 CPU seconds per arch) by the hash of their input bitcode: a
+//!   change to the code costs the front ends it reaches and the optimiser of the modules whose
+//!   bitcode it changes.
+//!
+//! The outputs are the same in every checkout folder because sources are named relative to the
+//! root and each gets a fixed `-cuid` (plan::source_args), and no device source reads its own
+//! line number (`__builtin_LINE`, `source_location`) or is compiled with debug information, so
+//! the preprocessed text without its blank lines decides a front end's output.
 
 use super::cache::cache_dir;
+use super::shell::run_ok;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-/// Entries kept (the newest by use): a run with a change makes at most three per arch (the
-/// library and two stream modules: 17 with five arches and HIP 5.2's two), 0.2-10 MB each.
-const KEEP: usize = 80;
+/// Entries kept (the newest by use): a run with a change makes at most 18 per arch (the front
+/// ends of 13 sources and two stream modules, the library, two stream code objects: 126 with
+/// five arches and HIP 5.2's two), 0.1-10 MB each; three runs' worth.
+const KEEP: usize = 400;
 
 pub(super) struct Pieces {
     dir: Option<PathBuf>,
@@ -68,10 +75,39 @@ impl Pieces {
         Ok(())
     }
 
+    /// Writes `out`, the front end's output of the compile `tool args -o out` run in `root`, from
+    /// the cache when a compile with the same flags and preprocessed source made it before.
+    /// `args` name no output (they are the key).
+    pub(super) fn front_end(&self, tool: &Path, args: &[String], root: &Path, out: &Path) -> Result<(), String> {
+        let ii = out.with_extension("ii");
+        let pre = Command::new(tool)
+            .current_dir(root)
+            .args(args)
+            .args(["-E", "-P", "-Wno-unused-command-line-argument", "-o"])
+            .arg(&ii)
+            .output()
+            .map_err(|e| format!("{}: {e}", tool.display()))?;
+        if !pre.status.success() {
+            // The compile itself says what is wrong.
+            let _ = std::fs::remove_file(&ii);
+            return run_ok(Command::new(tool).current_dir(root).args(args).arg("-o").arg(out)).map(|_| ());
+        }
+        let text = std::fs::read(&ii).map_err(|e| format!("{}: {e}", ii.display()));
+        let _ = std::fs::remove_file(&ii);
+        let text = text?;
+        // Blank lines stand where comments and directives were: they change nothing compiled.
+        let code: Vec<&[u8]> =
+            text.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
+        let key = key_bytes("front", tool, args, root, &code.join(&b'\n'));
+        self.get_or_make(&key, out, || {
+            run_ok(Command::new(tool).current_dir(root).args(args).arg("-o").arg(out)).map(|_| ())
+        })
+    }
+
     /// "N of M reused", for the products' warning lines.
     pub(super) fn summary(&self) -> String {
         let (hit, made) = *self.hits.lock().unwrap();
-        format!("{hit} of {} optimised pieces reused", hit + made)
+        format!("{hit} of {} compile steps reused (front ends, optimiser, code objects)", hit + made)
     }
 
     /// Removes all but the `KEEP` newest entries.
@@ -97,6 +133,12 @@ fn now() -> std::time::SystemTime {
 /// The key of a step: its kind, the tool (path and `--version`), its arguments with the source
 /// root written as `.` (every checkout folder gives the same key), and the bytes of its input.
 pub(super) fn key(kind: &str, tool: &Path, args: &[String], root: &Path, input: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    Ok(key_bytes(kind, tool, args, root, &bytes))
+}
+
+/// `key` of an input given as bytes.
+fn key_bytes(kind: &str, tool: &Path, args: &[String], root: &Path, input: &[u8]) -> String {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     kind.hash(&mut h);
     tool_id(tool).hash(&mut h);
@@ -104,8 +146,8 @@ pub(super) fn key(kind: &str, tool: &Path, args: &[String], root: &Path, input: 
     for a in args {
         a.replace(root.as_ref(), ".").hash(&mut h);
     }
-    std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?.hash(&mut h);
-    Ok(format!("{kind}-{:016x}", h.finish()))
+    input.hash(&mut h);
+    format!("{kind}-{:016x}", h.finish())
 }
 
 /// The arguments of a command as text (for `key`).

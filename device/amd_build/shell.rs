@@ -47,11 +47,6 @@ pub(super) fn jobs() -> usize {
     std::env::var("NUM_JOBS").ok().and_then(|v| v.parse().ok()).unwrap_or(4usize).max(1)
 }
 
-/// Runs the jobs on up to `n` threads; returns the first error.
-pub(super) fn parallel(jobs: Vec<Command>, n: usize) -> Result<(), String> {
-    parallel_each(jobs, n, |mut c| run_ok(&mut c).map(|_| ()))
-}
-
 /// Calls `f` on each item on up to `n` threads; returns the first error.
 pub(super) fn parallel_each<T: Send>(
     items: Vec<T>,

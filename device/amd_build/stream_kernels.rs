@@ -59,8 +59,9 @@ pub(super) fn build_stream_modules(
     let dir = work.join("stream");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let flags: Vec<String> = common_flags(root).into_iter().filter(|f| f != "-fgpu-rdc").collect();
-    // Each code object is kept in `pieces` by its front end's output (made first, a few seconds):
-    // a change that leaves a module's code as it was costs no optimiser or code generator.
+    // Each code object is kept in `pieces` by its front end's output (itself kept by the
+    // preprocessed source): a change that leaves a module's code as it was costs no optimiser
+    // or code generator.
     let mut jobs = Vec::new();
     for m in STREAM_MODULES {
         let src = root.join(format!("device/stream/module_{m}.cu"));
@@ -74,15 +75,15 @@ pub(super) fn build_stream_modules(
             let key_flags = args_of(&c);
             let (src_args, co) = (source_args(root, &src), dir.join(format!("{m}-{}.co", file_arch(a))));
             let mut front = Command::new(&tc.clang);
-            front.current_dir(root).args(&key_flags).args(["-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"]);
-            front.args(&src_args).arg("-o").arg(co.with_extension("front.bc"));
+            front.args(&key_flags).args(["-emit-llvm", "-Xclang", "-disable-llvm-passes", "-c"]).args(&src_args);
             c.args(&src_args).arg("-o").arg(&co);
-            jobs.push((front, key_flags, c, co));
+            jobs.push((args_of(&front), key_flags, c, co));
         }
     }
-    parallel_each(jobs, slots, |(mut front, key_flags, mut c, co)| {
-        run_ok(&mut front)?;
-        let key = pieces::key("stream", &tc.clang, &key_flags, root, &co.with_extension("front.bc"))?;
+    parallel_each(jobs, slots, |(front, key_flags, mut c, co)| {
+        let front_bc = co.with_extension("front.bc");
+        pieces.front_end(&tc.clang, &front, root, &front_bc)?;
+        let key = pieces::key("stream", &tc.clang, &key_flags, root, &front_bc)?;
         pieces.get_or_make(&key, &co, || run_ok(&mut c).map(|_| ()))
     })?;
     let mut names = Vec::new();

@@ -190,9 +190,9 @@ fn stream_ptx(root: &Path, out: &Path) {
     // (CUDA 11 drivers and newer): without a CUDA installation clang writes .version 6.0 for
     // sm_70, which lacks nanosleep, and the driver refuses the module.
     let arch = "sm_70"; // also the PTX image's SM in the containers (pack_stream_module)
-    let compile = |clang: &Path, src: &str, dst: &Path| -> Result<(), String> {
-        let o = std::process::Command::new(clang)
-            .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-S", "-w"])
+    let command = |clang: &Path, src: &str| {
+        let mut c = std::process::Command::new(clang);
+        c.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-w"])
             .arg(format!("--cuda-gpu-arch={arch}"))
             .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"])
             .arg("-I")
@@ -203,25 +203,37 @@ fn stream_ptx(root: &Path, out: &Path) {
             .arg(root.join("include"))
             .arg("-I")
             .arg(root.join("device/include"))
-            .arg(root.join(src))
-            .arg("-o")
-            .arg(dst)
-            .output()
-            .map_err(|e| format!("{}: {e}", clang.display()))?;
+            .arg(root.join(src));
+        c
+    };
+    let run = |mut c: std::process::Command, what: &str| -> Result<Vec<u8>, String> {
+        let o = c.output().map_err(|e| format!("{}: {e}", c.get_program().to_string_lossy()))?;
         if !o.status.success() {
             let err = String::from_utf8_lossy(&o.stderr);
-            return Err(format!("{} {src}: {}", clang.display(), err.lines().take(3).collect::<Vec<_>>().join(" | ")));
+            return Err(format!(
+                "{} {what}: {}",
+                c.get_program().to_string_lossy(),
+                err.lines().take(3).collect::<Vec<_>>().join(" | ")
+            ));
         }
-        Ok(())
+        Ok(o.stdout)
     };
-    // Kept by the hash of their inputs (device/, the public headers, this script, the compiler
-    // found, ptxas and the SASS arches): every cargo profile (clippy, test, release, pip) and
-    // every build folder that shares the cache compiles them once (docs/development.md).
+    let compile = |clang: &Path, src: &str, dst: &Path| -> Result<(), String> {
+        let mut c = command(clang, src);
+        c.arg("-S").arg("-o").arg(dst);
+        run(c, src).map(|_| ())
+    };
+    // Kept by what they are made from: the modules' preprocessed text without blank lines (as
+    // the device pieces, device/amd_build/pieces.rs: a comment or an AMD-only change reuses
+    // them), this script, the compiler found, ptxas and the SASS arches. Every cargo profile
+    // (clippy, test, release, pip) and build folder that shares the cache compiles them once
+    // (docs/development.md).
+    let modules = ["device/stream/module_core.cu", "device/stream/module_reduce.cu"];
     let cached = ["stream_core.pack", "stream_reduce.pack"];
     let cache = |clang: &Path| -> Option<PathBuf> {
         let version = std::process::Command::new(clang).arg("--version").output().ok()?;
         println!("cargo:rerun-if-env-changed=ROCSHMEM_STREAM_SASS");
-        let plan = format!(
+        let mut plan = format!(
             "stream {}\n{}\n{:?}\n{:?}\n{}",
             clang.display(),
             String::from_utf8_lossy(&version.stdout),
@@ -229,7 +241,16 @@ fn stream_ptx(root: &Path, out: &Path) {
             std::env::var("ROCSHMEM_STREAM_SASS").ok(),
             include_str!("build.rs")
         );
-        Some(amd_build::cache::cache_dir("stream")?.join(amd_build::cache::inputs_hash(root, &plan)))
+        for m in modules {
+            let mut c = command(clang, m);
+            c.args(["-E", "-P", "-o", "-"]);
+            let text = String::from_utf8(run(c, m).ok()?).ok()?;
+            plan.extend(text.lines().filter(|l| !l.trim().is_empty()).flat_map(|l| [l, "\n"]));
+        }
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        plan.hash(&mut h);
+        Some(amd_build::cache::cache_dir("stream")?.join(format!("{:016x}", h.finish())))
     };
     let mut why = Vec::new();
     for clang in candidates {
@@ -242,9 +263,7 @@ fn stream_ptx(root: &Path, out: &Path) {
         }
         let core = out.join("stream_core.ptx");
         let reduce = out.join("stream_reduce.ptx");
-        match compile(&clang, "device/stream/module_core.cu", &core)
-            .and_then(|()| compile(&clang, "device/stream/module_reduce.cu", &reduce))
-        {
+        match compile(&clang, modules[0], &core).and_then(|()| compile(&clang, modules[1], &reduce)) {
             Ok(()) => {
                 let ptxas = find_ptxas();
                 std::thread::scope(|s| {

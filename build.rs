@@ -186,42 +186,10 @@ fn stream_ptx(root: &Path, out: &Path) {
     for v in 16..=21 {
         candidates.push(PathBuf::from(format!("clang++-{v}")));
     }
-    // PTX for sm_70 (the device library's minimum) JIT-compiles on every newer GPU. PTX ISA 7.0
-    // (CUDA 11 drivers and newer): without a CUDA installation clang writes .version 6.0 for
-    // sm_70, which lacks nanosleep, and the driver refuses the module.
-    let arch = "sm_70"; // also the PTX image's SM in the containers (pack_stream_module)
-    let command = |clang: &Path, src: &str| {
-        let mut c = std::process::Command::new(clang);
-        c.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-w"])
-            .arg(format!("--cuda-gpu-arch={arch}"))
-            .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"])
-            .arg("-I")
-            .arg(root.join("device/cuda_decls"))
-            .arg("-I")
-            .arg(root.join("include/rocshmem/compat"))
-            .arg("-I")
-            .arg(root.join("include"))
-            .arg("-I")
-            .arg(root.join("device/include"))
-            .arg(root.join(src));
-        c
-    };
-    let run = |mut c: std::process::Command, what: &str| -> Result<Vec<u8>, String> {
-        let o = c.output().map_err(|e| format!("{}: {e}", c.get_program().to_string_lossy()))?;
-        if !o.status.success() {
-            let err = String::from_utf8_lossy(&o.stderr);
-            return Err(format!(
-                "{} {what}: {}",
-                c.get_program().to_string_lossy(),
-                err.lines().take(3).collect::<Vec<_>>().join(" | ")
-            ));
-        }
-        Ok(o.stdout)
-    };
     let compile = |clang: &Path, src: &str, dst: &Path| -> Result<(), String> {
-        let mut c = command(clang, src);
+        let mut c = stream_command(root, clang, src);
         c.arg("-S").arg("-o").arg(dst);
-        run(c, src).map(|_| ())
+        run_tool(c, src).map(|_| ())
     };
     // Kept by what they are made from: the modules' preprocessed text without blank lines (as
     // the device pieces, device/amd_build/pieces.rs: a comment or an AMD-only change reuses
@@ -242,9 +210,9 @@ fn stream_ptx(root: &Path, out: &Path) {
             include_str!("build.rs")
         );
         for m in modules {
-            let mut c = command(clang, m);
+            let mut c = stream_command(root, clang, m);
             c.args(["-E", "-P", "-o", "-"]);
-            let text = String::from_utf8(run(c, m).ok()?).ok()?;
+            let text = String::from_utf8(run_tool(c, m).ok()?).ok()?;
             plan.extend(text.lines().filter(|l| !l.trim().is_empty()).flat_map(|l| [l, "\n"]));
         }
         use std::hash::{Hash, Hasher};
@@ -288,6 +256,34 @@ fn stream_ptx(root: &Path, out: &Path) {
         "cargo:warning=rocSHMEM: NVIDIA *_on_stream kernels not built (needs clang >= 16 with the NVPTX target; set \
          ROCSHMEM_LLVM_BIN): {last}"
     );
+}
+
+/// The compile of one stream kernel module (`src`, relative to the root) to sm_70 PTX, without
+/// its output: `-S -o` to compile, `-E -P` to preprocess. PTX for sm_70 (the device library's
+/// minimum) JIT-compiles on every newer GPU. PTX ISA 7.0 (CUDA 11 drivers and newer): without a
+/// CUDA installation clang writes .version 6.0 for sm_70, which lacks nanosleep, and the driver
+/// refuses the module. (sm_70 is also the PTX image's SM in the containers: pack_stream_module.)
+fn stream_command(root: &Path, clang: &Path, src: &str) -> std::process::Command {
+    let mut c = std::process::Command::new(clang);
+    c.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-std=c++17", "-O3", "-w"])
+        .arg("--cuda-gpu-arch=sm_70")
+        .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"]);
+    for inc in ["device/cuda_decls", "include/rocshmem/compat", "include", "device/include"] {
+        c.arg("-I").arg(root.join(inc));
+    }
+    c.arg(root.join(src));
+    c
+}
+
+/// Runs a tool: its standard output, or its first error lines.
+fn run_tool(mut c: std::process::Command, what: &str) -> Result<Vec<u8>, String> {
+    let program = c.get_program().to_string_lossy().into_owned();
+    let o = c.output().map_err(|e| format!("{program}: {e}"))?;
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        return Err(format!("{program} {what}: {}", err.lines().take(3).collect::<Vec<_>>().join(" | ")));
+    }
+    Ok(o.stdout)
 }
 
 /// ptxas for the stream kernels' SASS: `ROCSHMEM_PTXAS`, else `ptxas` on the PATH, in

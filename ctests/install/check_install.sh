@@ -34,19 +34,6 @@ cc -static-libgcc -o "$work/consumer_c_static" "$here/consumer/consumer.c" $(pkg
    "$work/prefix/lib/librocshmem.a" $(pkg-config --libs-only-l --static rocshmem | sed 's/-lrocshmem//')
 "$run" -n 2 "$work/consumer_c_static"
 
-# Upstream's Python extension shape (rocshmem4py: a pybind11 module linking the static archive,
-# found with find_package(rocshmem CONFIG)), built against this install with the Python of the
-# package tests (build/python-venv, which has pybind11), then run at 2 PEs.
-py="$build/python-venv/bin/python"
-if [ -x "$py" ] && "$py" -c "import pybind11, numpy" 2>/dev/null; then
-  cmake -S "$here/python_ext" -B "$work/pyext" -DCMAKE_PREFIX_PATH="$work/prefix" -DPython_EXECUTABLE="$py" \
-    -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >/dev/null
-  cmake --build "$work/pyext" >/dev/null
-  "$run" -n 2 "$py" "$here/python_ext/check.py" "$work/pyext"
-else
-  echo "install: the upstream-shaped Python extension skipped ($py with pybind11 and numpy: the python ctests make it)"
-fi
-
 # DESTDIR: staged under a root, then used from there (the package files are relocatable).
 DESTDIR="$work/destdir" cmake --install "$build" --prefix /opt/rocshmem >/dev/null
 staged="$work/destdir/opt/rocshmem"
@@ -95,4 +82,21 @@ if [ -f "$work/prefix/lib/librocshmem_device.a" ]; then
     "$here/../amd/check_examples.sh" "$old" "$work/hip-examples-old" "$old_arches" \
       "${ROCSHMEM_HIP_OLD_EXAMPLES:-$old_arches}"
   fi
+fi
+
+# Upstream's Python extension shape (rocshmem4py: a pybind11 module linking the static archive,
+# found with find_package(rocshmem CONFIG)), built against this install with the Python of the
+# package tests (build/python-venv, which has pybind11), then run at 2 PEs.
+py="$build/python-venv/bin/python"
+# scripts/test.sh runs this beside ctest, whose first test makes that environment: with
+# ROCSHMEM_INSTALL_PY_WAIT=<file>, wait for it until that file exists (ctest ended).
+while [ -n "${ROCSHMEM_INSTALL_PY_WAIT:-}" ] && [ ! -f "$build/python-venv/.tools-installed" ] &&
+  [ ! -f "$ROCSHMEM_INSTALL_PY_WAIT" ]; do sleep 2; done
+if [ -x "$py" ] && "$py" -c "import pybind11, numpy" 2>/dev/null; then
+  cmake -S "$here/python_ext" -B "$work/pyext" -DCMAKE_PREFIX_PATH="$work/prefix" -DPython_EXECUTABLE="$py" \
+    -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" >/dev/null
+  cmake --build "$work/pyext" >/dev/null
+  "$run" -n 2 "$py" "$here/python_ext/check.py" "$work/pyext"
+else
+  echo "install: the upstream-shaped Python extension skipped ($py with pybind11 and numpy: the python ctests make it)"
 fi

@@ -39,9 +39,9 @@
 //!
 //! The steps, one file each: `toolchain` (which compilers), `plan` (which compiler builds which
 //! arch, from which sources with which flags), `cache` (the inputs hash, reuse and the shared
-//! cache), `pieces` (single front-end, optimiser and code-generator steps kept by their input), `bitcode`
-//! (per-arch bitcode), `archive` (librocshmem_device.a), `stream_kernels` (the `*_on_stream`
-//! code objects); `shell`: environment, PATH, running tools, warning lines.
+//! cache), `pieces` (single front-end, optimiser and code-generator steps kept by their input),
+//! `bitcode` (per-arch bitcode), `archive` (librocshmem_device.a), `stream_kernels` (the
+//! `*_on_stream` code objects); `shell`: environment, PATH, running tools, warning lines.
 
 mod archive;
 mod bitcode;

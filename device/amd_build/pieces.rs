@@ -87,21 +87,21 @@ impl Pieces {
             .arg(&ii)
             .output()
             .map_err(|e| format!("{}: {e}", tool.display()))?;
+        let compile = || run_ok(Command::new(tool).current_dir(root).args(args).arg("-o").arg(out)).map(|_| ());
         if !pre.status.success() {
             // The compile itself says what is wrong.
             let _ = std::fs::remove_file(&ii);
-            return run_ok(Command::new(tool).current_dir(root).args(args).arg("-o").arg(out)).map(|_| ());
+            return compile();
         }
         let text = std::fs::read(&ii).map_err(|e| format!("{}: {e}", ii.display()));
         let _ = std::fs::remove_file(&ii);
         let text = text?;
-        // Blank lines stand where comments and directives were: they change nothing compiled.
+        // Blank lines stand where comments and directives were: they change nothing compiled
+        // (no device source has a raw string literal, the one place a blank line is code).
         let code: Vec<&[u8]> =
             text.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
         let key = key_bytes("front", tool, args, root, &code.join(&b'\n'));
-        self.get_or_make(&key, out, || {
-            run_ok(Command::new(tool).current_dir(root).args(args).arg("-o").arg(out)).map(|_| ())
-        })
+        self.get_or_make(&key, out, compile)
     }
 
     /// "N of M reused", for the products' warning lines.

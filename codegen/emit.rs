@@ -250,7 +250,10 @@ pub fn host_core_header() -> String {
         let _ = writeln!(s, "{}{attr} {} {}({});", sig.attrs, sig.ret, sig.name, sig.params_decl.join(", "));
     }
     // Upstream declares the helper kernels of the *_on_stream calls in its public headers; they
-    // are kernels only where there is a GPU compiler (the device library defines them).
+    // are kernels only where there is a GPU compiler. The device library defines the untyped
+    // ones; the reductions' template is defined here over a body the library instantiates for
+    // every reduction type, so that a program's device link keeps only the reductions it launches
+    // (all of them defined in the library were in every -fgpu-rdc link: docs/streams.md).
     let _ = writeln!(
         s,
         "\n#if ROCSHMEM_GPU_COMPILE\n/* The helper kernels the *_on_stream calls enqueue (one work-group; programs may launch them too). */"
@@ -260,7 +263,9 @@ pub fn host_core_header() -> String {
     }
     let _ = writeln!(
         s,
-        "template <typename T, ROCSHMEM_OP Op>\n__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce);\n#endif"
+        "template <typename T, ROCSHMEM_OP Op>\n__device__ void rocshmemi_reduce_on_stream(rocshmem_team_t team, T *dest, const T *source, int nreduce);\n\
+         template <typename T, ROCSHMEM_OP Op>\n__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce) {{\n  \
+         rocshmemi_reduce_on_stream<T, Op>(team, dest, source, nreduce);\n}}\n#endif"
     );
     let _ = writeln!(s, "\n}}  // namespace rocshmem\n\n#endif  // {guard}");
     s

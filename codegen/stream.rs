@@ -27,7 +27,7 @@ pub fn reduce_list() -> String {
 }
 
 /// `device/gen/api_stream.cpp`: upstream's public helper kernels (`rocshmem_*_kernel`, and the
-/// template `rocshmem_reduce_on_stream_kernel` instantiated for every reduction) on GPU builds
+/// body of the template `rocshmem_reduce_on_stream_kernel` instantiated for every reduction) on GPU builds
 /// of the device library. The host platform has no `__global__`: there the core runs the same
 /// bodies (device/stream/host_launch.cpp).
 pub fn api_stream() -> String {
@@ -43,7 +43,9 @@ pub fn api_stream() -> String {
         );
     }
     s.push_str(
-        "\ntemplate <typename T, ROCSHMEM_OP Op>\n__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce) {\n  \
+        "\n// The body of the reductions' helper kernel, which rocshmem_HOST.hpp defines (so a program's\n\
+         // device link keeps only the reductions it launches).\n\
+         template <typename T, ROCSHMEM_OP Op>\n__device__ void rocshmemi_reduce_on_stream(rocshmem_team_t team, T *dest, const T *source, int nreduce) {\n  \
          rocshmem_stream_args A{};\n  A.team = team;\n  A.dest = dest;\n  A.source = source;\n  A.count = uint64_t(nreduce);\n  \
          ::rocshmem::dev::stream::k_reduce<T, Op>(A);\n}\n\n",
     );
@@ -52,7 +54,7 @@ pub fn api_stream() -> String {
     for (t, op) in reductions().into_iter().filter(|(t, _)| !t.cxx.ends_with("_t")) {
         let _ = writeln!(
             s,
-            "template __global__ void rocshmem_reduce_on_stream_kernel<{0}, {1}>(rocshmem_team_t, {0} *, const {0} *, int);",
+            "template __device__ void rocshmemi_reduce_on_stream<{0}, {1}>(rocshmem_team_t, {0} *, const {0} *, int);",
             t.cxx,
             op_enum(op)
         );

@@ -109,5 +109,16 @@ for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib" "tile_halo_ex
     { echo "amd-examples: FAIL: $1 ($line) does not contain the device glue rocshmemi_device_globals_set"; fail=1; }
   echo "amd-examples: $1: links with $line"
 done
+# A program that launches upstream's helper kernels itself, with the archive by path: the host
+# stubs of the untyped ones come from the archive, the reductions it launches from the header.
+exe="$work/upstream_link_launch_helpers"
+# shellcheck disable=SC2086
+if hipcc -std=c++17 -fgpu-rdc -x hip $offload -I"$prefix/include" -c "$here/consumer_hip/launch_helpers.hip" -o "$exe.o" \
+     >"$exe.log" 2>&1 && hipcc -fgpu-rdc --hip-link $offload "$exe.o" "$prefix/lib/librocshmem.a" -o "$exe" >>"$exe.log" 2>&1; then
+  amd_check_helpers "amd-examples: launch_helpers" "$exe" "$arches" "$prefix/include" || fail=1
+else
+  grep -E "undefined reference|error" "$exe.log" | head -5
+  echo "amd-examples: FAIL: launch_helpers does not build with upstream's line (archive by path)"; fail=1
+fi
 [ $fail -eq 0 ] || exit 1
-echo "amd-examples: upstream's link lines (archive by path, -lrocshmem) link the tile examples for $arches"
+echo "amd-examples: upstream's link lines (archive by path, -lrocshmem) link the tile examples and a program launching the helper kernels for $arches"

@@ -108,11 +108,17 @@ pub(super) fn bundle_as_planned(
     Ok(cmd)
 }
 
+/// The device sources with host-side code (the others have none).
+const HOST_SIDE_SOURCES: [&str; 2] = ["device/src/gpu_globals.cpp", "device/gen/api_stream.cpp"];
+
 /// librocshmem_device.a: one relocatable (-fgpu-rdc) fat object, as `clang -fgpu-rdc -c` makes
 /// it, whose device part for each arch is that arch's library bitcode (every source but the JIT
-/// entry points of bitcode_api.cpp, linked, not yet optimised) and whose host part is gpu_globals.cpp's host pass (variable registration, host shadows,
-/// rocshmemi_device_globals_set; the other sources have no host-side code). The bundler command
-/// is the one the clang itself would run (read with -###), so the target-id spelling matches.
+/// entry points of bitcode_api.cpp, linked, not yet optimised) and whose host part is the host
+/// passes of the sources with host-side code, merged (`ld -r`): gpu_globals.cpp (variable
+/// registration, host shadows, rocshmemi_device_globals_set) and gen/api_stream.cpp (the host
+/// stubs and registration of upstream's helper kernels, so that programs can launch them). The
+/// bundler command is the one the clang itself would run (read with -###), so the target-id
+/// spelling matches.
 pub(super) fn build_archive(
     tc: &Toolchain,
     root: &Path,
@@ -122,23 +128,34 @@ pub(super) fn build_archive(
     dest: &Path,
 ) -> Result<(), String> {
     let ar = llvm_tool(tc, "llvm-ar").or_else(|| which("ar")).ok_or("no llvm-ar / ar found")?;
+    let ld = llvm_tool(tc, "ld.lld").or_else(|| which("ld")).ok_or("no ld.lld / ld found")?;
     let dir = work.join("rdc");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let src = root.join("device/src/gpu_globals.cpp");
-    let host = dir.join("gpu_globals-host.o");
+    let host = dir.join("host.o");
     let obj = dir.join("rocshmem_device.o");
     let mut base = Command::new(&tc.clang);
     base.args(common_flags(root)).args(device_lib_flags(tc, arches)).args(["-fPIC", "-c"]);
     for a in arches {
         base.arg(format!("--offload-arch={a}"));
     }
-    let with = |extra: &[&str], out: &Path| {
+    let with = |extra: &[&str], src: &str, out: &Path| {
         let mut c = Command::new(base.get_program());
-        c.current_dir(root).args(base.get_args()).args(extra).args(source_args(root, &src)).arg("-o").arg(out);
+        c.current_dir(root)
+            .args(base.get_args())
+            .args(extra)
+            .args(source_args(root, &root.join(src)))
+            .arg("-o")
+            .arg(out);
         c
     };
-    run_ok(&mut with(&["--cuda-host-only"], &host))?;
-    run_ok(&mut bundle_as_planned(tc, &with(&["-###"], &obj), Some(&host), bitcode, &obj)?)?;
+    let mut passes = Vec::new();
+    for src in HOST_SIDE_SOURCES {
+        let out = dir.join(format!("{}-host.o", Path::new(src).file_stem().unwrap().to_string_lossy()));
+        run_ok(&mut with(&["--cuda-host-only"], src, &out))?;
+        passes.push(out);
+    }
+    run_ok(Command::new(&ld).arg("-r").args(&passes).arg("-o").arg(&host))?;
+    run_ok(&mut bundle_as_planned(tc, &with(&["-###"], HOST_SIDE_SOURCES[0], &obj), Some(&host), bitcode, &obj)?)?;
     let _ = std::fs::remove_file(dest);
     run_ok(Command::new(&ar).arg("rcs").arg(dest).arg(&obj))?;
     Ok(())

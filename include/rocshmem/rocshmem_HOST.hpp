@@ -91,7 +91,11 @@ __global__ void rocshmem_team_sync_kernel(rocshmem_team_t team);
 __global__ void rocshmem_alltoallmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t size);
 __global__ void rocshmem_broadcastmem_kernel(rocshmem_team_t team, void *dest, const void *source, size_t nelems, int pe_root);
 template <typename T, ROCSHMEM_OP Op>
-__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce);
+__device__ void rocshmemi_reduce_on_stream(rocshmem_team_t team, T *dest, const T *source, int nreduce);
+template <typename T, ROCSHMEM_OP Op>
+__global__ void rocshmem_reduce_on_stream_kernel(rocshmem_team_t team, T *dest, const T *source, int nreduce) {
+  rocshmemi_reduce_on_stream<T, Op>(team, dest, source, nreduce);
+}
 #endif
 
 }  // namespace rocshmem

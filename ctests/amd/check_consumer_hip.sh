@@ -2,8 +2,8 @@
 # A third-party HIP project (ctests/amd/consumer_hip: the HIP language, find_package(hip) from the
 # ROCm it runs with, find_package(rocshmem), roc::rocshmem) built against an installed rocSHMEM
 # for the given arches, and checked without an AMD GPU: each program holds a code object for each
-# arch and exports the device glue rocshmemi_device_globals_set; launch_helpers, which launches
-# upstream's helper kernels itself, links and holds them, and ring_put holds no reduction helper. Run it where hipcc and cmake
+# arch and exports the device glue rocshmemi_device_globals_set, and holds none of the reductions'
+# helper kernels (a program's device link keeps only those it launches). Run it where hipcc and cmake
 # are the toolchain to test (scripts/test.sh runs it inside the Debian sid root of
 # scripts/rocm-sid.sh: today's ROCm).
 #   check_consumer_hip.sh <prefix> <work dir> ["gfx942;gfx950"]
@@ -33,6 +33,3 @@ echo "amd-consumer: HIP project (find_package(hip), HIP $(hipconfig --version 2>
 amd_check_program amd-consumer "$work/ring_put" "$arches" || exit 1
 amd_check_no_reductions amd-consumer "$work/ring_put" "$arches" || exit 1
 echo "amd-consumer: ring_put holds code objects for $arches, exports the device glue and no helper reductions"
-amd_check_program amd-consumer "$work/launch_helpers" "$arches" || exit 1
-amd_check_helpers amd-consumer "$work/launch_helpers" "$arches" "$prefix/include" || exit 1
-echo "amd-consumer: launch_helpers holds upstream's helper kernels and the two reductions it launches"

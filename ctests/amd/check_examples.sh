@@ -41,13 +41,15 @@ readobj=$(command -v "llvm-readobj-$major" || command -v llvm-readobj) ||
   { echo "amd-examples: FAIL: no llvm-readobj (llvm-$major)"; exit 1; }
 
 for exe in rocshmem_getmem_test rocshmem_put_signal_test rocshmem_allreduce_test rocshmem_alltoall_test \
-           rocshmem_broadcast_test rocshmem_getmem_test_static rocshmem_module_test; do
+           rocshmem_broadcast_test rocshmem_helper_kernels_test rocshmem_getmem_test_static rocshmem_module_test; do
   f="$work/$exe"
   [ -x "$f" ] || { echo "amd-examples: FAIL: $exe was not built"; fail=1; continue; }
   if [ "$exe" != rocshmem_module_test ]; then
     amd_check_program amd-examples "$f" "$project_arches" || fail=1
   fi
 done
+amd_check_helpers amd-examples "$work/rocshmem_helper_kernels_test" "$project_arches" "$prefix/include" || fail=1
+amd_check_no_reductions amd-examples "$work/rocshmem_getmem_test" "$project_arches" || fail=1
 for a in $(echo "$project_arches" | tr ';' ' '); do
   base=${a%%:*}
   co="$work/rocshmem_module_kernel_$base.co"
@@ -64,7 +66,7 @@ for a in $(echo "$project_arches" | tr ';' ' '); do
 done
 
 [ $fail -ne 0 ] ||
-  echo "amd-examples: 7 programs with code objects for $project_arches, device glue exported; module code objects OK"
+  echo "amd-examples: 8 programs with code objects for $project_arches, device glue exported, the helper kernels where launched; module code objects OK"
 fi
 
 # Upstream's own link lines, by hand, with nothing of ours added: the tile examples (which
@@ -111,14 +113,15 @@ for t in "tile_rma_start_coord_test path" "tile_halo_exchange lib" "tile_halo_ex
 done
 # A program that launches upstream's helper kernels itself, with the archive by path: the host
 # stubs of the untyped ones come from the archive, the reductions it launches from the header.
-exe="$work/upstream_link_launch_helpers"
+exe="$work/upstream_link_helper_kernels"
 # shellcheck disable=SC2086
-if hipcc -std=c++17 -fgpu-rdc -x hip $offload -I"$prefix/include" -c "$here/consumer_hip/launch_helpers.hip" -o "$exe.o" \
+if hipcc -std=c++17 -fgpu-rdc -x hip $offload -I"$prefix/include" -I"$root/examples/hip" \
+     -c "$root/examples/hip/rocshmem_helper_kernels_test.cc" -o "$exe.o" \
      >"$exe.log" 2>&1 && hipcc -fgpu-rdc --hip-link $offload "$exe.o" "$prefix/lib/librocshmem.a" -o "$exe" >>"$exe.log" 2>&1; then
-  amd_check_helpers "amd-examples: launch_helpers" "$exe" "$arches" "$prefix/include" || fail=1
+  amd_check_helpers "amd-examples: helper_kernels" "$exe" "$arches" "$prefix/include" || fail=1
 else
   grep -E "undefined reference|error" "$exe.log" | head -5
-  echo "amd-examples: FAIL: launch_helpers does not build with upstream's line (archive by path)"; fail=1
+  echo "amd-examples: FAIL: rocshmem_helper_kernels_test does not build with upstream's line (archive by path)"; fail=1
 fi
 [ $fail -eq 0 ] || exit 1
 echo "amd-examples: upstream's link lines (archive by path, -lrocshmem) link the tile examples and a program launching the helper kernels for $arches"

@@ -59,7 +59,7 @@ amd_kernels() {
 }
 
 # amd_check_helpers <tag> <program> <arches> <include dir>: the program launches upstream's
-# helper kernels (ctests/amd/consumer_hip/launch_helpers.hip): its code object for each arch
+# helper kernels (examples/hip/rocshmem_helper_kernels_test.cc): its code object for each arch
 # defines every untyped helper kernel the installed rocshmem_HOST.hpp declares and exactly the
 # two reductions it instantiates. Prints what is wrong and returns 1.
 amd_check_helpers() {

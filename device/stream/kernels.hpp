@@ -123,7 +123,9 @@ ROCSHMEM_DEV_INLINE void k_amo(const Args &a) {
   quiet(ctx_of(a));
 }
 
-/** ROCSHMEM_OP and dev::Op have the same values (checked below). */
+/** ROCSHMEM_OP and dev::Op have the same values (checked below). Also the body of upstream's
+ *  rocshmem_reduce_on_stream_kernel, which rocshmem_HOST.hpp defines over
+ *  rocshmemi_reduce_on_stream (device/gen/api_stream.cpp). */
 template <class T, ROCSHMEM_OP OP>
 ROCSHMEM_DEV_INLINE void k_reduce(const Args &a) {
   (void)reduce<T, static_cast<Op>(OP), Grp::wg>(ctx_of(a), a.team, static_cast<T *>(a.dest),

@@ -107,24 +107,13 @@ ROCSHMEM_DEV_INLINE uint64_t load_readonly(const uint64_t *p) { return *p; }
 
 // ---- polling ----------------------------------------------------------------------------
 /**
- * Called with round = 0, 1, 2, ... while polling. Spins briefly (a peer on another core may
- * answer at once), then yields, then sleeps 1 us doubling to 100 us: with 8 PEs x hundreds of
- * threads on 2 cores the writer needs the core more than the poller does. After about 10 ms
- * of waiting it sleeps 1 ms: hundreds of pollers waking every 100 us kept the cores busy
- * switching between them (measured: two 4-PE jobs side by side, 2 s alone, 35 s together).
+ * Called with round = 0, 1, 2, ... while polling. On a kernel's lane: hands the wave's thread
+ * to the next lane (a sibling may be what this one waits for); once every lane of the wave
+ * waits, the thread backs off as one poller would (the launcher's host::backoff: spin, yield,
+ * then sleep 1 us doubling to 100 us, then 1 ms after about 10 ms, so that 8 PEs x hundreds of
+ * threads on 2 cores leave the cores to the writers they wait for).
  */
-ROCSHMEM_DEV_INLINE void backoff(uint32_t round) {
-  if (round < 4) {
-    for (uint32_t i = 0, n = 16u << round; i < n; i++) detail::cpu_relax();
-  } else if (round < 12) {
-    sched_yield();
-  } else {
-    const uint32_t shift = round - 12;
-    const long ns = shift < 7 ? 1000L << shift : shift < 107 ? 100000L : 1000000L;
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, nullptr);
-  }
-}
+ROCSHMEM_DEV_INLINE void backoff(uint32_t round) { host::backoff(round); }
 
 /**
  * Waits for a word that a thread of this process changes and then unparks (the RO proxy

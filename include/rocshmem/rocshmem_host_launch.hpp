@@ -2,9 +2,12 @@
  * @file rocshmem_host_launch.hpp
  * The host platform's kernel launcher: "GPU" threads are CPU threads.
  *
- * launch() starts every thread of every work-group at once (one CPU thread each) and returns
- * when all have finished, so work-group barriers, wave exchanges and flags polled between
- * blocks behave as on a GPU (a barrier some thread skips deadlocks, as on a GPU).
+ * launch() starts every wave of every work-group at once (one CPU thread each, its lanes
+ * fibers on that thread that switch where a lane waits: barriers, exchanges, back-off, park)
+ * and returns when all have finished, so work-group barriers, wave exchanges and flags polled
+ * between waves and blocks behave as on a GPU (a barrier some thread skips deadlocks, as on a
+ * GPU). As on a GPU, where a wave's lanes run in lockstep, a lane that waits for another lane of
+ * its own wave must wait through those calls (backoff() in its polling loop), never spin alone.
  *
  * This header is shared by the device library's host platform (device/platform/host.hpp) and
  * by programs (<rocshmem/host_kernel.hpp>); the functions are in librocshmem.
@@ -85,7 +88,16 @@ uint64_t wave_exchange(uint64_t v, uint32_t src_lane);
 uint64_t group_exchange(uint64_t v, uint32_t src_thread);
 
 /**
- * Sleeps until `*word` may have changed from `seen` (a futex on its low 32 bits, which on a
+ * One round of a polling loop (round = 0, 1, 2, ... since the wait began): on a kernel's lane,
+ * lets the wave's other lanes run, and once all of them wait, backs off as one CPU thread polling
+ * alone (spin, yield, then sleep 1 us doubling to 100 us, 1 ms after about 10 ms); elsewhere the
+ * latter only.
+ */
+void backoff(uint32_t round);
+/**
+ * On a kernel's lane: lets the wave's other lanes run, and once all of them wait, parks the
+ * thread as below on the word of the first lane that parked. Elsewhere:
+ * sleeps until `*word` may have changed from `seen` (a futex on its low 32 bits, which on a
  * little-endian machine start at `word`), or a bound has passed (1 ms, doubling to 64 ms while
  * the same thread's parks on the same word time out): callers re-check and call again.
  * For words another thread of this process changes and then passes to unpark() (the RO

@@ -8,6 +8,7 @@
  * between waves and blocks behave as on a GPU (a barrier some thread skips deadlocks, as on a
  * GPU). As on a GPU, where a wave's lanes run in lockstep, a lane that waits for another lane of
  * its own wave must wait through those calls (backoff() in its polling loop), never spin alone.
+ * A wave's lanes share its CPU thread, so `thread_local` storage is per wave, not per lane.
  *
  * This header is shared by the device library's host platform (device/platform/host.hpp) and
  * by programs (<rocshmem/host_kernel.hpp>); the functions are in librocshmem.

@@ -112,8 +112,9 @@ constexpr int builtin_order(Order o) {
 #endif
 
 // A device function kept out of line on purpose: one copy per template instance instead of one
-// per call site, for large bodies that many entry points share (a reduction's algorithm, the
-// barrier inside a collective), where a call costs nothing next to the work and barriers inside.
+// per call site, for large bodies that many entry points share (a reduction's algorithm and its
+// combine loop, a byte collective under its typed entry points, the barrier inside a
+// collective), where a call costs nothing next to the work and barriers inside.
 // The whole device API inlined everything once: every reduction's algorithm then appeared in each
 // of its ~4 wrappers and each barrier in each of its ~6 sites, and the AMD bitcode's optimiser
 // spent most of its minutes per arch on those copies (docs/development.md, "Where the time goes").
@@ -122,6 +123,19 @@ constexpr int builtin_order(Order o) {
 #else
 // Experiment switch (-DROCSHMEM_DEV_NO_OUTLINE): everything inlined, as before 6383765.
 #define ROCSHMEM_DEV_OUTLINE ROCSHMEM_DEV_INLINE
+#endif
+
+// Out of line only in the stream kernels' modules (device/stream/module_*.cu define
+// ROCSHMEM_STREAM_MODULE): whole programs the core loads, one collective per kernel launch, so
+// a call costs nothing there and one copy per type instead of one per kernel halves their
+// compile for every arch (docs/development.md). Inline in the device library, whose entry points
+// users' kernels inline: there a call on a collective's path costs latency (on an H100,
+// broadcastmem_wg of 8 B 4.0 -> 4.6 us, a wave's float sum reduction of 64 KiB 26 -> 42 us, when
+// these bodies were out of line in the library).
+#ifdef ROCSHMEM_STREAM_MODULE
+#define ROCSHMEM_DEV_MODULE_OUTLINE ROCSHMEM_DEV_OUTLINE
+#else
+#define ROCSHMEM_DEV_MODULE_OUTLINE ROCSHMEM_DEV_INLINE
 #endif
 
 namespace rocshmem {

@@ -176,7 +176,8 @@ struct Members {
 };
 
 /**
- * out[i] = op over members m of src_m[offset + i], for i < count, split over the group.
+ * out[i] = op over members m of src_m[offset + i], for i < count, split over the threads of a
+ * group: this is thread `r` of `gs`.
  * Each thread takes kCombineBatch elements a pass, so that a member's loads are in flight
  * together (and the next member's are issued before the first are combined) instead of one
  * load latency per element; members are still combined in index order, so every PE gets the
@@ -184,18 +185,19 @@ struct Members {
  * plain pointer, and a store through it would otherwise make the compiler read the team's
  * fields again for every element; read after the barrier, each is a trip to L2 before the
  * first source load (an acquire poll invalidates L1 on NVIDIA).
+ * In the stream kernels' modules, out of line: one copy per type and op, shared by the grid's
+ * reduction and the in-place one (ROCSHMEM_DEV_MODULE_OUTLINE).
  */
-template <class T, Op OP, Grp G>
-ROCSHMEM_DEV_INLINE void combine_into(const rocshmem_device_state *s, const Members &mb, T *out, const T *source,
-                                      size_t offset, size_t count) {
+template <class T, Op OP>
+ROCSHMEM_DEV_MODULE_OUTLINE void combine_span(const rocshmem_device_state *s, Members mb, T *out, const T *source,
+                                       size_t offset, size_t count, size_t r, size_t gs) {
   using N = Num<T>;
   using C = typename N::calc;
   // 8 on GPUs; 2 on the host platform, where it buys nothing but keeps the batched path
-  // tested at half the compile time of 8 (every type, op and scope instantiates it).
+  // tested at half the compile time of 8 (every type and op instantiates it).
   constexpr unsigned kCombineBatch = ROCSHMEM_PLATFORM_GPU ? 8 : 2;
   const int n = mb.n, start = mb.start, stride = mb.stride;
   const T *src = source + offset;
-  const size_t r = grp_rank<G>(), gs = grp_size<G>();
   size_t i = r;
   for (; i + (kCombineBatch - 1) * gs < count; i += kCombineBatch * gs) {
     C acc[kCombineBatch];
@@ -214,6 +216,13 @@ ROCSHMEM_DEV_INLINE void combine_into(const rocshmem_device_state *s, const Memb
     for (int m = 1; m < n; ++m) acc = combine<OP>(acc, N::to(peer_ptr(s, src, start + m * stride)[i]));
     out[i] = N::from(acc);
   }
+}
+
+/** combine_span over the calling group. */
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void combine_into(const rocshmem_device_state *s, const Members &mb, T *out, const T *source,
+                                      size_t offset, size_t count) {
+  combine_span<T, OP>(s, mb, out, source, offset, count, grp_rank<G>(), grp_size<G>());
 }
 
 /**
@@ -267,13 +276,18 @@ ROCSHMEM_DEV_INLINE void reduce_by_reads(rocshmem_ctx_t ctx, const CollCtx &cc, 
  */
 constexpr size_t kPushHalfBytes = 2048;
 
-template <class T, Op OP, Grp G>
-ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, size_t count) {
-  using N = Num<T>;
-  using C = typename N::calc;
+/**
+ * reduce_push's exchange, the same for every type and op (in the stream kernels' modules one copy
+ * per group scope: ROCSHMEM_DEV_MODULE_OUTLINE):
+ * each member's `bytes` (the j-th block of them for member j when `scatter`) stored into every
+ * other member's scratch at this PE's index, one round of flags. Returns the half of this PE's
+ * scratch that the round filled (member m's bytes at m * bytes).
+ */
+template <Grp G>
+ROCSHMEM_DEV_MODULE_OUTLINE const char *push_exchange(const void *source, bool scatter, size_t bytes) {
   const rocshmem_device_fast &f = rocshmemi_device_fast;
   const int n = f.n_pes, me = f.my_pe;
-  const size_t bytes = count * sizeof(T), half = kPushHalfBytes;
+  const size_t half = kPushHalfBytes;
   // The slot's scratch, after its header and flag words (sync_slot), from a heap base.
   const uint64_t scratch_off = f.world_sync_off + ROCSHMEM_DEV_SYNC_HEADER + (uint64_t(n) * 8 + 63) / 64 * 64;
   const SyncTeam st{n, me, 0, 1, f.world_sync_off};
@@ -283,11 +297,19 @@ ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, siz
     for (int k = 1; k < n; ++k) {
       const int j = (me + k) % n;
       char *to = reinterpret_cast<char *>(f.heap_bases[j] + scratch_off + parity * half + size_t(me) * bytes);
-      grp_copy<G>(to, source + (scatter ? size_t(j) * count : 0), bytes);
+      grp_copy<G>(to, static_cast<const char *>(source) + (scatter ? size_t(j) * bytes : 0), bytes);
     }
   });
+  return reinterpret_cast<const char *>(f.heap_base + scratch_off + parity * half);
+}
+
+template <class T, Op OP, Grp G>
+ROCSHMEM_DEV_INLINE void reduce_push(T *dest, const T *source, bool scatter, size_t count) {
+  using N = Num<T>;
+  using C = typename N::calc;
+  const int n = rocshmemi_device_fast.n_pes, me = rocshmemi_device_fast.my_pe;
+  const T *got = reinterpret_cast<const T *>(push_exchange<G>(source, scatter, count * sizeof(T)));
   const T *mine = source + (scatter ? size_t(me) * count : 0);
-  const T *got = reinterpret_cast<const T *>(f.heap_base + scratch_off + parity * half);
   const size_t r = grp_rank<G>(), gs = grp_size<G>();
   for (size_t i = r; i < count; i += gs) {
     C acc = N::to(me == 0 ? mine[i] : got[i]);

@@ -8,6 +8,8 @@
 // module's own device globals (ROCSHMEM_CTX_DEFAULT, team handles) come from gpu_globals.cpp;
 // the core fills them after loading, as rocshmem_hipmodule_init does for JIT modules. The
 // collectives spread over the grid they are launched with (grid.hpp).
+// Whole programs: the large shared bodies out of line (ROCSHMEM_DEV_MODULE_OUTLINE, platform.hpp).
+#define ROCSHMEM_STREAM_MODULE 1
 #include "../src/gpu_globals.cpp"
 #include "grid.hpp"
 

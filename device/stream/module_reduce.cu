@@ -1,6 +1,8 @@
 // The 163 typed reduce_on_stream helper kernels (PTX for NVIDIA, code objects for AMD): a module
 // of its own, so that init does not pay for their JIT on NVIDIA (the core loads it in the
 // background; see docs/streams.md). Built and used as module_core.cu.
+// Whole programs: the large shared bodies out of line (ROCSHMEM_DEV_MODULE_OUTLINE, platform.hpp).
+#define ROCSHMEM_STREAM_MODULE 1
 #include "../src/gpu_globals.cpp"
 #include "grid.hpp"
 

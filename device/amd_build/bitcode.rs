@@ -104,9 +104,56 @@ pub(super) fn build_bitcode(
     let linked = dir.join("linked.bc");
     run_ok(Command::new(&link).args(&rdc_parts).args(&entry_points).arg("-o").arg(&linked))?;
     run_ok(Command::new(&link).args(&rdc_parts).arg("-o").arg(dir.join("rdc.bc")))?;
-    let flags = ["-O3".to_string(), "-mtriple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", file_arch(arch))];
+    let mut flags = vec!["-O3".to_string(), "-mtriple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", file_arch(arch))];
+    // The shared bodies out of line while this `opt` runs (its default pipeline starts with
+    // ForceFunctionAttrs), always-inline again in what ships.
+    let shared = shared_bodies(tc, &linked)?;
+    for n in &shared {
+        flags.push(format!("-force-remove-attribute={n}:alwaysinline"));
+        flags.push(format!("-force-attribute={n}:noinline"));
+    }
     let key = pieces::key("opt", &opt, &flags, root, &linked)?;
     pieces.get_or_make(&key, dest, || {
-        run_ok(Command::new(&opt).args(&flags).arg(&linked).arg("-o").arg(dest)).map(|_| ())
+        let optimised = dir.join("optimised.bc");
+        run_ok(Command::new(&opt).args(&flags).arg(&linked).arg("-o").arg(&optimised))?;
+        let mut back = Command::new(&opt);
+        back.arg("-passes=forceattrs");
+        for n in &shared {
+            back.arg(format!("-force-remove-attribute={n}:noinline")).arg(format!("-force-attribute={n}:alwaysinline"));
+        }
+        run_ok(back.arg(&optimised).arg("-o").arg(dest)).map(|_| ())
     })
+}
+
+/// Bodies that many entry points of the library inline, the same in each (mangled-name
+/// prefixes): a reduction's combine loop (per type and op; four call sites per reduction), the
+/// small reductions' push exchange and the byte collectives under the typed broadcast, fcollect
+/// and alltoall (per scope; 25 to 50 typed entry points each). Users' kernels inline them (the
+/// front end marks them always-inline, and a call there costs latency: docs/development.md), but
+/// the library's own `opt -O3`, once per arch, need not optimise each copy: it sees them out of
+/// line (noinline), and the bitcode it writes has them always-inline again, so that the
+/// always-inliner of a user's JIT (every LLVM pipeline has it) inlines them as before. About 40%
+/// of that `opt`'s time (docs/development.md, "Where the time goes").
+const SHARED_BODIES: [&str; 5] = [
+    "_ZN8rocshmem3dev12combine_span",
+    "_ZN8rocshmem3dev13push_exchange",
+    "_ZN8rocshmem3dev12broadcastmem",
+    "_ZN8rocshmem3dev11fcollectmem",
+    "_ZN8rocshmem3dev11alltoallmem",
+];
+
+/// The shared bodies (SHARED_BODIES) that `linked` defines, by name.
+fn shared_bodies(tc: &Toolchain, linked: &Path) -> Result<Vec<String>, String> {
+    let nm = llvm_tool(tc, "llvm-nm")
+        .ok_or(format!("llvm-nm of clang {} not found (install llvm-{})", tc.major, tc.major))?;
+    let listing = run_ok(Command::new(&nm).arg("--defined-only").arg(linked))?;
+    let mut names: Vec<String> = listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|n| SHARED_BODIES.iter().any(|p| n.starts_with(p)))
+        .map(String::from)
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
 }

@@ -132,8 +132,8 @@ pub(super) fn build_bitcode(
 /// front end marks them always-inline, and a call there costs latency: docs/development.md), but
 /// the library's own `opt -O3`, once per arch, need not optimise each copy: it sees them out of
 /// line (noinline), and the bitcode it writes has them always-inline again, so that the
-/// always-inliner of a user's JIT (every LLVM pipeline has it) inlines them as before. About 40%
-/// of that `opt`'s time (docs/development.md, "Where the time goes").
+/// always-inliner of a user's JIT (every LLVM pipeline has it) inlines them as before. About a
+/// third of that `opt`'s time (docs/development.md, "Where the time goes").
 const SHARED_BODIES: [&str; 5] = [
     "_ZN8rocshmem3dev12combine_span",
     "_ZN8rocshmem3dev13push_exchange",

@@ -131,7 +131,8 @@ constexpr int builtin_order(Order o) {
 // compile for every arch (docs/development.md). Inline in the device library, whose entry points
 // users' kernels inline: there a call on a collective's path costs latency (on an H100,
 // broadcastmem_wg of 8 B 4.0 -> 4.6 us, a wave's float sum reduction of 64 KiB 26 -> 42 us, when
-// these bodies were out of line in the library).
+// these bodies were out of line in the library). The library's own AMD optimiser still sees
+// them out of line (device/amd_build/bitcode.rs, SHARED_BODIES).
 #ifdef ROCSHMEM_STREAM_MODULE
 #define ROCSHMEM_DEV_MODULE_OUTLINE ROCSHMEM_DEV_OUTLINE
 #else

@@ -108,6 +108,11 @@ pub(super) fn build_bitcode(
     // The shared bodies out of line while this `opt` runs (its default pipeline starts with
     // ForceFunctionAttrs), always-inline again in what ships.
     let shared = shared_bodies(tc, &linked)?;
+    if shared.is_empty() {
+        warn(&format!(
+            "AMD device bitcode ({arch}): none of SHARED_BODIES defined (renamed?): opt -O3 optimises every copy"
+        ));
+    }
     for n in &shared {
         flags.push(format!("-force-remove-attribute={n}:alwaysinline"));
         flags.push(format!("-force-attribute={n}:noinline"));

@@ -112,9 +112,8 @@ constexpr int builtin_order(Order o) {
 #endif
 
 // A device function kept out of line on purpose: one copy per template instance instead of one
-// per call site, for large bodies that many entry points share (a reduction's algorithm and its
-// combine loop, a byte collective under its typed entry points, the barrier inside a
-// collective), where a call costs nothing next to the work and barriers inside.
+// per call site, for large bodies that many entry points share (a reduction's algorithm, the
+// barrier inside a collective), where a call costs nothing next to the work and barriers inside.
 // The whole device API inlined everything once: every reduction's algorithm then appeared in each
 // of its ~4 wrappers and each barrier in each of its ~6 sites, and the AMD bitcode's optimiser
 // spent most of its minutes per arch on those copies (docs/development.md, "Where the time goes").
